@@ -1,0 +1,20 @@
+# factlab: download -> data -> (preprocess -> train -> score) -> metaeval -> paper
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "params.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/paper.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.data.input,
+        rules.paper.input,

@@ -1,0 +1,5 @@
+import sys
+
+from factlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,35 @@
+"""`factlab` command line: one sub-command group per pipeline stage."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from factlab.errors import FactlabError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from factlab.data import cli as data_cli
+
+    parser = argparse.ArgumentParser(prog="factlab", description=__doc__)
+    parser.add_argument("--log-level", default="INFO")
+    stages = parser.add_subparsers(dest="stage", required=True)
+    data_cli.register(stages.add_parser("data", help="download and canonical benchmarks"))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        args.func(args)
+    except FactlabError as error:
+        print(f"factlab: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

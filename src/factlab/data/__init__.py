@@ -1,0 +1,1 @@
+"""Download and canonical benchmarks: upstream files in, validated parquet out."""

@@ -1,0 +1,1 @@
+"""One module per upstream source; each exports `SPECS: list[BenchmarkSpec]`."""

@@ -1,0 +1,50 @@
+# Config validation, benchmark selection and input functions shared by every stage.
+import json
+from pathlib import Path
+
+import factlab.data
+
+from snakemake.utils import validate
+
+from factlab.data.manifest import load_manifest
+from factlab.data.registry import all_specs
+
+
+validate(config, "../schemas/params.schema.yaml")
+
+MANIFEST = config["download"]["manifest"]
+CUSTOM_BENCHMARKS = config["data"]["custom_benchmarks"]
+SPECS = all_specs(CUSTOM_BENCHMARKS)
+SELECTED = config["data"]["benchmarks"] or sorted(SPECS)
+_unknown = sorted(set(SELECTED) - set(SPECS))
+if _unknown:
+    raise ValueError(f"params.yaml data.benchmarks names unknown benchmarks: {_unknown}")
+BENCHMARKS = [name for name in SELECTED if SPECS[name].kind == "benchmark"]
+TABLES = [name for name in SELECTED if SPECS[name].kind == "table"]
+DATASETS = sorted({entry.dataset for entry in load_manifest(MANIFEST)})
+
+
+wildcard_constraints:
+    dataset="[A-Za-z0-9_.]+",
+    name="[A-Za-z0-9_]+",
+
+
+def get_raw_dirs(wildcards):
+    return [f"results/raw/{dataset}" for dataset in SPECS[wildcards.name].datasets]
+
+
+DATA_CODE = sorted(str(path) for path in Path(factlab.data.__file__).parent.glob("*.py"))
+
+
+def get_adapter_code(wildcards):
+    """The adapter module and the shared data code, so that editing either reruns the build."""
+    return [SPECS[wildcards.name].module_file, *DATA_CODE]
+
+
+def get_local_files(wildcards):
+    return list(SPECS[wildcards.name].local_files)
+
+
+def custom_json(wildcards):
+    spec = CUSTOM_BENCHMARKS.get(wildcards.name)
+    return json.dumps({wildcards.name: spec} if spec else {})
