@@ -36,3 +36,8 @@ def manifest() -> list[ManifestEntry]:
 def raw(mirror: Path, manifest: list[ManifestEntry]) -> RawFiles:
     """Upstream files read straight from the mirror (checksums are tested in test_download)."""
     return RawFiles(mirror, manifest, per_dataset=False)
+
+
+@pytest.fixture(scope="session")
+def project_manifest_path() -> Path:
+    return MANIFEST_PATH

@@ -10,6 +10,9 @@ from factlab.data.manifest import load_manifest
 from factlab.data.registry import all_specs
 
 
+# One environment for every rule: the pinned project environment (`--sdm conda` users).
+CONDA_ENV = "../../environment.yml"
+
 validate(config, "../schemas/params.schema.yaml")
 
 MANIFEST = config["download"]["manifest"]
@@ -21,7 +24,11 @@ if _unknown:
     raise ValueError(f"params.yaml data.benchmarks names unknown benchmarks: {_unknown}")
 BENCHMARKS = [name for name in SELECTED if SPECS[name].kind == "benchmark"]
 TABLES = [name for name in SELECTED if SPECS[name].kind == "table"]
-DATASETS = sorted({entry.dataset for entry in load_manifest(MANIFEST)})
+# Manifest datasets that the selected benchmarks read: only these are downloaded.
+DOWNLOADS = sorted({dataset for name in SELECTED for dataset in SPECS[name].datasets})
+_not_in_manifest = sorted(set(DOWNLOADS) - {entry.dataset for entry in load_manifest(MANIFEST)})
+if _not_in_manifest:
+    raise ValueError(f"{MANIFEST} lacks datasets read by the selected benchmarks: {_not_in_manifest}")
 
 
 wildcard_constraints:

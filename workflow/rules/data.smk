@@ -12,6 +12,8 @@ rule build_benchmark:
         local=get_local_files,
     params:
         custom=custom_json,
+    conda:
+        CONDA_ENV
     log:
         "logs/data/{name}.log",
     shell:
@@ -27,6 +29,8 @@ rule dataset_statistics:
     input:
         data=expand("results/data/{name}.parquet", name=BENCHMARKS),
         reports=expand("results/data/reports/{name}.json", name=BENCHMARKS),
+    conda:
+        CONDA_ENV
     log:
         "logs/data/statistics.log",
     shell:

@@ -10,8 +10,15 @@ rule download_dataset:
     params:
         mirrors=" ".join(f"--mirror {d}" for d in config["download"]["mirror_dirs"]),
         network="--allow-network" if config["download"]["allow_network"] else "--no-allow-network",
+    conda:
+        CONDA_ENV
     log:
         "logs/download/{dataset}.log",
     shell:
         "factlab data download {wildcards.dataset} --manifest {input} --raw-dir results/raw "
         "{params.mirrors} {params.network} > {log} 2>&1"
+
+
+rule download:
+    input:
+        expand("results/raw/{dataset}", dataset=DOWNLOADS),

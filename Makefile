@@ -1,0 +1,45 @@
+# Two entry points (see README): `make run` installs and runs the whole pipeline,
+# `make test` installs and runs the tests, the smoke DAG, the dry-run check and the linter.
+PYTHON ?= python3
+VENV ?= .venv
+MIRROR ?= ../shared/mirror
+BIN := $(abspath $(VENV))/bin
+export PATH := $(BIN):$(PATH)
+
+.PHONY: run test install mirror smoke lint pytest
+
+run: install mirror
+	snakemake --cores all
+
+test: install mirror pytest lint smoke
+
+pytest: install mirror
+	python -m pytest
+
+lint: install
+	snakemake --lint
+	snakemake -n --quiet
+
+# The whole DAG on small real subsets, then a dry run that must find nothing left to do.
+smoke: install mirror
+	snakemake --cores 2 --configfile config/smoke.yaml
+	snakemake -n --configfile config/smoke.yaml | tee .snakemake/smoke-dry-run.txt
+	grep -q "Nothing to be done" .snakemake/smoke-dry-run.txt
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "factlab needs Python 3.11"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip==24.3.1
+	# torch first, exactly pinned: an unpinned resolve would pull the CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+# Offline data: link a local mirror (raw.githubusercontent.com layout) where params.yaml looks.
+mirror:
+	@if [ -e resources/mirror ]; then echo "mirror: resources/mirror"; \
+	elif [ -d "$(MIRROR)" ]; then ln -s "$(abspath $(MIRROR))" resources/mirror && echo "mirror: linked $(MIRROR)"; \
+	else echo "mirror: none at $(MIRROR); files will be downloaded from their URLs"; fi

@@ -1,0 +1,121 @@
+"""Bad input: a clear error naming file/record/field, non-zero exit, no partial artefact,
+earlier outputs untouched. Runs the real CLI the workflow runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from factlab.data.manifest import entries_for
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def run_build(name: str, raw_dir: Path, out_dir: Path, manifest: Path, custom: dict | None = None):
+    return subprocess.run(
+        [sys.executable, "-m", "factlab", "data", "build", name, "--manifest", str(manifest),
+         "--raw-dir", str(raw_dir), "--out", str(out_dir / f"{name}.parquet"),
+         "--report", str(out_dir / "reports" / f"{name}.json"), "--custom-json", json.dumps(custom or {})],
+        capture_output=True, text=True,
+    )
+
+
+@pytest.fixture()
+def qags_raw(tmp_path, manifest, mirror):
+    """A raw dir holding a private copy of the QAGS files, to be damaged by each test."""
+    raw = tmp_path / "raw"
+    for entry in entries_for(manifest, "qags"):
+        target = raw / "qags" / entry.relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(mirror / entry.relpath, target)
+    return raw, next(raw.rglob("mturk_xsum.jsonl"))
+
+
+@pytest.fixture()
+def earlier_output(tmp_path):
+    """A previously built artefact that a failed build must leave byte-for-byte intact."""
+    out = tmp_path / "out"
+    out.mkdir()
+    previous = out / "qags_xsum.parquet"
+    pd.DataFrame({"example_id": ["kept"]}).to_parquet(previous)
+    return out, previous.read_bytes()
+
+
+def assert_no_partial(out: Path, name: str, before: bytes | None) -> None:
+    leftovers = [p.name for p in out.rglob("*") if p.is_file() and p.name.endswith(".tmp")]
+    assert leftovers == []
+    target = out / f"{name}.parquet"
+    if before is None:
+        assert not target.exists()
+    else:
+        assert target.read_bytes() == before
+    assert not (out / "reports" / f"{name}.json").exists()
+
+
+def test_good_build_writes_parquet_and_report(qags_raw, tmp_path, project_manifest_path):
+    raw, _ = qags_raw
+    out = tmp_path / "out"
+    result = run_build("qags_xsum", raw, out, project_manifest_path)
+    assert result.returncode == 0, result.stderr
+    assert len(pd.read_parquet(out / "qags_xsum.parquet")) == 239
+    assert json.loads((out / "reports" / "qags_xsum.json").read_text())["rows"] == 239
+
+
+def test_truncated_json_line(qags_raw, earlier_output, project_manifest_path):
+    raw, path = qags_raw
+    lines = path.read_text().splitlines()
+    lines[9] = lines[9][: len(lines[9]) // 2]  # cut mid-record, as an interrupted download would
+    path.write_text("\n".join(lines) + "\n")
+    out, before = earlier_output
+    result = run_build("qags_xsum", raw, out, project_manifest_path)
+    assert result.returncode != 0
+    assert "malformed JSON line" in result.stderr and "mturk_xsum.jsonl" in result.stderr and "line 10" in result.stderr
+    assert_no_partial(out, "qags_xsum", before)
+
+
+def test_missing_required_field(qags_raw, earlier_output, project_manifest_path):
+    raw, path = qags_raw
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    del records[4]["article"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out, before = earlier_output
+    result = run_build("qags_xsum", raw, out, project_manifest_path)
+    assert result.returncode != 0
+    assert "missing required field" in result.stderr and "line 5" in result.stderr and "'article'" in result.stderr
+    assert_no_partial(out, "qags_xsum", before)
+
+
+def byo_config(path: Path) -> dict:
+    return {"mine": {"path": str(path), "columns": {"example_id": "id", "source": "document", "output": "summary", "label": "faithful"}}}
+
+
+def test_label_out_of_range(tmp_path, project_manifest_path):
+    table = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv")
+    table["faithful"] = table["faithful"].map({"yes": 1, "no": 0})
+    table.loc[3, "faithful"] = 2
+    bad = tmp_path / "mine.csv"
+    table.to_csv(bad, index=False)
+    out = tmp_path / "out"
+    result = run_build("mine", tmp_path, out, project_manifest_path, byo_config(bad))
+    assert result.returncode != 0
+    assert "label '2' is not 0, 1 or null" in result.stderr and "record qx3" in result.stderr and "'label'" in result.stderr
+    assert_no_partial(out, "mine", None)
+
+
+def test_duplicate_id(tmp_path, project_manifest_path):
+    table = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv")
+    table["faithful"] = table["faithful"].map({"yes": 1, "no": 0})
+    table.loc[5, "id"] = table.loc[1, "id"]
+    bad = tmp_path / "mine.csv"
+    table.to_csv(bad, index=False)
+    out = tmp_path / "out"
+    result = run_build("mine", tmp_path, out, project_manifest_path, byo_config(bad))
+    assert result.returncode != 0
+    assert "duplicate example_id" in result.stderr and "record qx1" in result.stderr
+    assert_no_partial(out, "mine", None)

@@ -1,0 +1,47 @@
+"""params.yaml is validated: the shipped configs pass, a typo in a key is an error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = yaml.safe_load((ROOT / "workflow/schemas/params.schema.yaml").read_text())
+
+
+def load(path: str) -> dict:
+    return yaml.safe_load((ROOT / path).read_text())
+
+
+def merged(base: dict, override: dict) -> dict:
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = merged(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    return out
+
+
+def test_params_and_smoke_are_valid():
+    jsonschema.validate(load("params.yaml"), SCHEMA)
+    jsonschema.validate(merged(load("params.yaml"), load("config/smoke.yaml")), SCHEMA)
+
+
+def test_typo_in_key_is_rejected():
+    params = load("params.yaml")
+    params["download"]["allow_netwrok"] = params["download"].pop("allow_network")
+    with pytest.raises(jsonschema.ValidationError, match="allow_netwrok"):
+        jsonschema.validate(params, SCHEMA)
+
+
+def test_snakemake_refuses_a_typo(tmp_path):
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("data:\n  benchmark: [frank]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "benchmark" in (result.stdout + result.stderr)

@@ -1,0 +1,76 @@
+"""Download: mirror first, sha256 checked, atomic, clear errors, no network when mirrored."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from factlab.data.download import fetch
+from factlab.data.manifest import entries_for, load_manifest, local_path
+from factlab.errors import DownloadError
+from factlab.io import sha256_file
+
+
+@pytest.fixture()
+def qags_entry(manifest):
+    return next(e for e in entries_for(manifest, "qags") if e.url.endswith("mturk_xsum.jsonl"))
+
+
+def test_project_manifest_matches_mirror_manifest(manifest, mirror):
+    mirror_rows = {row.url: row for row in load_manifest(mirror / "MANIFEST.tsv")}
+    for entry in manifest:
+        assert mirror_rows[entry.url].sha256 == entry.sha256
+
+
+def test_fetch_copies_from_mirror_without_network(qags_entry, mirror, tmp_path, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("network used although the mirror has the file")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    path = fetch(qags_entry, tmp_path, [tmp_path / "absent", mirror], allow_network=True)
+    assert path == local_path(tmp_path, qags_entry)
+    assert sha256_file(path) == qags_entry.sha256
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == qags_entry.sha256
+
+
+def test_missing_file_names_file_and_mirrors(qags_entry, tmp_path):
+    with pytest.raises(DownloadError, match="mturk_xsum.jsonl.*missing.*allow_network"):
+        fetch(qags_entry, tmp_path / "raw", [tmp_path / "empty_mirror"], allow_network=False)
+    assert not (tmp_path / "raw").exists() or not any((tmp_path / "raw").rglob("*.jsonl"))
+
+
+def test_checksum_mismatch_names_expected_and_actual(qags_entry, mirror, tmp_path):
+    wrong = dataclasses.replace(qags_entry, sha256="0" * 64)
+    actual = qags_entry.sha256
+    with pytest.raises(DownloadError, match=f"expected sha256 {'0' * 64}, actual {actual}"):
+        fetch(wrong, tmp_path, [mirror], allow_network=False)
+    # Nothing unverified is left behind, not even a temporary file.
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+def test_corrupt_local_copy_is_replaced_and_good_copy_kept(qags_entry, mirror, tmp_path):
+    target = local_path(tmp_path, qags_entry)
+    target.parent.mkdir(parents=True)
+    target.write_text("truncated")
+    fetch(qags_entry, tmp_path, [mirror], allow_network=False)
+    assert sha256_file(target) == qags_entry.sha256
+
+
+def test_cli_exits_nonzero_with_message(tmp_path):
+    manifest = tmp_path / "manifest.tsv"
+    manifest.write_text(
+        "dataset\turl\tsha256\tbytes\n"
+        f"tiny\thttps://raw.githubusercontent.com/o/r/{'a' * 40}/missing.txt\t{'1' * 64}\t3\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "factlab", "data", "download", "tiny", "--manifest", str(manifest),
+         "--raw-dir", str(tmp_path / "raw"), "--mirror", str(tmp_path), "--no-allow-network"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode != 0
+    assert "missing.txt" in result.stderr and "tiny" in result.stderr
