@@ -40,12 +40,9 @@ def get_raw_dirs(wildcards):
     return [f"results/raw/{dataset}" for dataset in SPECS[wildcards.name].datasets]
 
 
-DATA_CODE = sorted(str(path) for path in Path(factlab.data.__file__).parent.glob("*.py"))
-
-
-def get_adapter_code(wildcards):
-    """The adapter module and the shared data code, so that editing either reruns the build."""
-    return [SPECS[wildcards.name].module_file, *DATA_CODE]
+# Adapters import each other and the shared data code: all of it is an input of every build,
+# so that editing any of it reruns the builds (each takes seconds).
+DATA_CODE = sorted(str(path) for path in Path(factlab.data.__file__).parent.rglob("*.py"))
 
 
 def get_local_files(wildcards):

@@ -8,7 +8,7 @@ rule build_benchmark:
     input:
         manifest=MANIFEST,
         raw=get_raw_dirs,
-        code=get_adapter_code,
+        code=DATA_CODE,
         local=get_local_files,
     params:
         custom=custom_json,

@@ -41,12 +41,6 @@ class BenchmarkSpec:
     description: str = ""
     local_files: tuple[str, ...] = ()  # inputs outside the manifest (bring-your-own benchmarks)
 
-    @property
-    def module_file(self) -> str:
-        function = getattr(self.build, "func", self.build)  # unwrap functools.partial
-        module = importlib.import_module(function.__module__)
-        return str(module.__file__)
-
 
 def _discover() -> dict[str, BenchmarkSpec]:
     import factlab.data.adapters as package

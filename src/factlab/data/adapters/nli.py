@@ -21,7 +21,6 @@ Upstream layouts (all checked against the counts in the mirror README):
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator, Mapping
 from functools import partial
@@ -30,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.data.ids import text_hash
 from factlab.data.manifest import RawFiles
 from factlab.data.readers import iter_jsonl, require
 from factlab.data.registry import BenchmarkSpec, Built
@@ -49,7 +49,7 @@ ANLI_PATH = re.compile(r"R(?P<round>[123])/(?P<split>dev|test)\.jsonl$")
 
 def premise_id(premise: str) -> str:
     """A short, stable id of the premise text (64 bits of sha1: collisions are negligible)."""
-    return hashlib.sha1(premise.encode("utf-8")).hexdigest()[:16]
+    return text_hash(premise, length=16)
 
 
 def iter_tab_lines(path: Path, n_fields: int) -> Iterator[tuple[int, list[str]]]:
