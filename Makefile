@@ -6,12 +6,12 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install mirror smoke lint pytest
+.PHONY: run test install mirror smoke lint pytest dvc-check
 
 run: install mirror
 	snakemake --cores all
 
-test: install mirror pytest lint smoke
+test: install mirror pytest lint smoke dvc-check
 
 pytest: install mirror
 	python -m pytest
@@ -25,6 +25,12 @@ smoke: install mirror
 	snakemake --cores 2 --configfile config/smoke.yaml
 	snakemake -n --configfile config/smoke.yaml | tee .snakemake/smoke-dry-run.txt
 	grep -q "Nothing to be done" .snakemake/smoke-dry-run.txt
+
+# DVC drives the same rules: after `dvc repro` of the data stages, `dvc status` must be clean.
+dvc-check: install mirror
+	dvc repro data
+	dvc status data | tee .snakemake/dvc-status.txt
+	grep -q "up to date" .snakemake/dvc-status.txt
 
 install: $(VENV)/.installed
 
