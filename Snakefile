@@ -10,6 +10,8 @@ configfile: "params.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/metaeval_frank.smk"
+include: "workflow/rules/metaeval_published.smk"
 include: "workflow/rules/paper.smk"
 
 

@@ -1,0 +1,2 @@
+# Meta-evaluation: rebuilt published analyses (frank). See README.
+FRANK_OUTPUTS = []

@@ -1,0 +1,2 @@
+# Meta-evaluation: rebuilt published analyses (published). See README.
+PUBLISHED_OUTPUTS = []
