@@ -1,0 +1,111 @@
+"""TRUE tables from SCALE's released baseline scores, checked against sklearn and SCALE's own ECE code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_auc_score
+from sklearn.preprocessing import MinMaxScaler
+
+from factlab.cli import main
+from factlab.data.registry import get_spec
+from factlab.metaeval.published.true_published import (
+    MEAN_8,
+    MEAN_ALL,
+    detection_table,
+    paper_table,
+    published_comparison,
+)
+
+ECE_BINS = 15
+# TRUE set sizes from the mirror README (8 mirrored sets).
+TRUE_COUNTS = {
+    "begin": 836,
+    "dialfact": 8689,
+    "frank": 671,
+    "paws": 8000,
+    "q2": 1088,
+    "qags_cnndm": 235,
+    "qags_xsum": 239,
+    "summeval": 1600,
+}
+
+
+@pytest.fixture(scope="module")
+def frame(raw) -> pd.DataFrame:
+    return get_spec("true_published").build(raw).frame
+
+
+@pytest.fixture(scope="module")
+def detection(frame) -> pd.DataFrame:
+    return detection_table(frame, ece_bins=ECE_BINS)
+
+
+def scale_notebook_ece(scores: np.ndarray, labels: np.ndarray, n_bins: int) -> float:
+    """SCALE's calculate_calibrations.ipynb `ece`, written out independently as a reference."""
+    scaled = MinMaxScaler().fit_transform(scores[:, np.newaxis]).reshape(-1)
+    binned = np.digitize(scaled, np.linspace(0, 1, n_bins + 1))
+    total = 0.0
+    for bin_id in range(1, n_bins + 1):
+        members = binned == bin_id
+        if members.any():
+            total += abs(labels[members].mean() - scaled[members].mean()) * members.sum()
+    return total / len(scores)
+
+
+def test_one_row_per_metric_and_set_with_known_sizes(detection):
+    assert len(detection) == 4 * 11
+    sizes = detection.groupby("dataset")["n"].agg(["min", "max"])
+    assert (sizes["min"] == sizes["max"]).all()  # every metric scores every example
+    assert {name: sizes.loc[name, "min"] for name in TRUE_COUNTS} == TRUE_COUNTS
+
+
+def test_auc_and_positive_share_match_sklearn(frame, detection):
+    for row in detection.itertuples(index=False):
+        rows = frame[(frame["metric"] == row.metric) & (frame["dataset"] == row.dataset)]
+        assert row.roc_auc == pytest.approx(roc_auc_score(rows["label"], rows["score"]), abs=1e-12)
+        assert row.positive_share == pytest.approx(rows["label"].mean())
+
+
+def test_ece_defined_only_inside_unit_interval_and_minmax_matches_scale(frame, detection):
+    ece = detection.set_index(["metric", "dataset"])[f"ece_equal_width_{ECE_BINS}"]
+    assert ece.loc["summac_zs"].isna().all()  # SummaC-ZS lies in [-1, 1]
+    assert ece.loc["unieval"].notna().all() and ece.loc["summac_conv"].notna().all()
+    bert = ece.loc["bert_score_f"]
+    assert bert.notna().sum() == 1 and bert.notna()["paws"]  # the only set where BERTScore stays in [0, 1]
+    for metric in ("unieval", "summac_zs"):
+        rows = frame[(frame["metric"] == metric) & (frame["dataset"] == "paws")]
+        row = detection[(detection["metric"] == metric) & (detection["dataset"] == "paws")].iloc[0]
+        expected = scale_notebook_ece(rows["score"].to_numpy(), rows["label"].to_numpy(), ECE_BINS)
+        assert row[f"ece_scale_minmax_{ECE_BINS}"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_paper_table_rows_and_means(detection):
+    table = paper_table(detection, ece_bins=ECE_BINS).set_index("set")
+    assert len(table) == 13 and table.index[-2:].tolist() == [MEAN_ALL, MEAN_8]
+    auc = detection.set_index(["metric", "dataset"])["roc_auc"]
+    assert table.loc["frank", "AUC summac_conv"] == f"{100 * auc['summac_conv', 'frank']:.1f}"
+    eight = ["begin", "dialfact", "frank", "mnbm", "q2", "qags_cnndm", "qags_xsum", "summeval"]  # not fever/paws/vitc
+    assert table.loc[MEAN_8, "AUC unieval"] == f"{100 * auc['unieval'][eight].mean():.1f}"
+    assert table.loc[MEAN_ALL, "ECE bert_score_f"] == "--"  # undefined on 10 of 11 sets: no mean
+
+
+def test_published_comparison_is_our_auc_minus_published(detection):
+    comparison = published_comparison(detection)
+    assert len(comparison) == 3 * 11 + 4
+    assert np.allclose(comparison["difference"], comparison["roc_auc_x100"] - comparison["published_auc_x100"])
+    row = comparison[(comparison["metric"] == "summac_zs") & (comparison["dataset"] == "paws")].iloc[0]
+    ours = detection.set_index(["metric", "dataset"]).loc[("summac_zs", "paws"), "roc_auc"]
+    assert row["roc_auc_x100"] == pytest.approx(100 * ours)
+
+
+def test_cli_writes_csv_tables_and_metrics(frame, tmp_path):
+    data = tmp_path / "true_published.parquet"
+    frame[frame["dataset"].isin(["qags_cnndm", "qags_xsum", "frank"])].to_parquet(data)
+    out, md, tex = tmp_path / "out", tmp_path / "true.md", tmp_path / "true.tex"
+    args = ["metaeval", "true-published", "--data", str(data), "--out-dir", str(out)]
+    assert main([*args, "--out-md", str(md), "--out-tex", str(tex), "--ece-bins", "15"]) == 0
+    assert {"detection.csv", "published_comparison.csv", "metrics.json"} <= {p.name for p in out.iterdir()}
+    assert len(pd.read_csv(out / "detection.csv")) == 12
+    assert md.read_text().startswith("| set |") and "\\label{tab:true-published}" in tex.read_text()
