@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+
+# One BLAS thread per process: the statistics use small matrices, and on a loaded 2-core machine
+# multithreaded BLAS is many times slower. Set before numpy is imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 from pathlib import Path
 
 import pytest

@@ -74,3 +74,14 @@ def test_cli_exits_nonzero_with_message(tmp_path):
     )
     assert result.returncode != 0
     assert "missing.txt" in result.stderr and "tiny" in result.stderr
+
+
+def test_artefacts_get_ordinary_permissions(tmp_path):
+    from factlab.io import write_text
+
+    os_umask = __import__("os").umask(0o022)
+    try:
+        write_text("x", tmp_path / "a.txt")
+    finally:
+        __import__("os").umask(os_umask)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644

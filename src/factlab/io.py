@@ -27,10 +27,18 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
+        # mkstemp creates 0600 files; give the artefact the permissions a plain open() would.
+        os.chmod(tmp, 0o666 & ~_current_umask())
         os.replace(tmp, target)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:
