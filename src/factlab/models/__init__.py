@@ -1,0 +1,1 @@
+"""Models factlab trains or wraps: the QASem parser, NLI/alignment backbones."""

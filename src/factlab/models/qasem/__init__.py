@@ -1,0 +1,1 @@
+"""QASem parsing: sentences to predicates and QA-SRL-style question-answer pairs."""
