@@ -17,6 +17,7 @@ pytest: install mirror
 	python -m pytest
 
 lint: install
+	ruff check src tests
 	snakemake --lint
 	snakemake -n --quiet
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from factlab.report.figures import new_figure
+from factlab.report.figures import new_figure, new_grid
 
 AUC_COLOUR = "tab:blue"
 RUNTIME_COLOUR = "tab:orange"
@@ -46,9 +45,7 @@ def reliability_figure(table: pd.DataFrame) -> Figure:
     metrics = list(dict.fromkeys(table["metric"]))
     n_cols = min(2, len(metrics))
     n_rows = math.ceil(len(metrics) / n_cols)
-    figure, first = new_figure(4.0 * n_cols, 3.4 * n_rows)
-    first.remove()  # new_figure gives one axes; the grid of panels replaces it
-    panels = np.atleast_1d(figure.subplots(n_rows, n_cols, sharex=True, sharey=True)).ravel()
+    figure, panels = new_grid(n_rows, n_cols, 4.0, 3.4, sharex=True, sharey=True)
     for axes, metric in zip(panels, metrics, strict=False):
         bins = table[table["metric"] == metric]
         widths = bins["upper"] - bins["lower"]
