@@ -7,18 +7,8 @@ from factlab.data.adapters.true import MIRRORED_SETS, SPECS, adapt_true
 from factlab.data.manifest import RawFiles
 from factlab.data.schema import validate_benchmark
 from factlab.errors import DataError
+from known_counts import TRUE_COUNTS
 
-# Counts from the mirror README (true_benchmark_scale_copy).
-README_COUNTS = {
-    "begin": 836,
-    "dialfact": 8689,
-    "frank": 671,
-    "paws": 8000,
-    "q2": 1088,
-    "qags_cnndm": 235,
-    "qags_xsum": 239,
-    "summeval": 1600,
-}
 
 
 def read_csv_rows(raw, true_set):
@@ -27,16 +17,16 @@ def read_csv_rows(raw, true_set):
 
 
 def test_one_spec_per_mirrored_set():
-    assert [spec.name for spec in SPECS] == [f"true_{name}" for name in README_COUNTS]
-    assert set(MIRRORED_SETS) == set(README_COUNTS)
+    assert [spec.name for spec in SPECS] == [f"true_{name}" for name in TRUE_COUNTS]
+    assert set(MIRRORED_SETS) == set(TRUE_COUNTS)
 
 
-@pytest.mark.parametrize("true_set", sorted(README_COUNTS))
+@pytest.mark.parametrize("true_set", sorted(TRUE_COUNTS))
 def test_true_counts_ids_and_labels_match_the_csv(raw, true_set):
     built = adapt_true(raw, true_set)
     frame = validate_benchmark(built.frame, f"true_{true_set}")
     rows = read_csv_rows(raw, true_set)
-    assert len(frame) == README_COUNTS[true_set] == built.counts["read"]
+    assert len(frame) == TRUE_COUNTS[true_set] == built.counts["read"]
     assert frame["example_id"].is_unique
     assert (frame["split"] == "test").all()
     # TRUE labels are already canonical (1 = consistent): passed through unchanged, in CSV order.
