@@ -10,6 +10,7 @@ configfile: "params.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/metaeval_frank.smk"
 include: "workflow/rules/metaeval_published.smk"
 include: "workflow/rules/paper.smk"
@@ -19,4 +20,5 @@ rule all:
     default_target: True
     input:
         rules.data.input,
+        rules.preprocess.input,
         rules.paper.input,

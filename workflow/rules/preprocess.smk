@@ -1,0 +1,140 @@
+# Preprocess: sentences, chunks and triples per benchmark (factlab.text.preprocess), each its own
+# file so later stages depend only on what they read; report.json merges the counts and words/s.
+#   results/preprocess/<benchmark>/sentences.parquet  sources split once per doc_id, outputs per example_id
+#   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
+#   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence
+#   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
+import factlab.text
+
+# `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
+ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
+PREPROCESS = config["preprocess"]
+# Every text module is an input of every preprocess rule: editing any of it reruns them.
+PREPROCESS_CODE = sorted(str(path) for path in Path(factlab.text.__file__).parent.rglob("*.py"))
+PREPROCESS_DIR = "results/preprocess/{benchmark}"
+# Empty `benchmarks` = every selected benchmark that is used for evaluation.
+PREPROCESS_BENCHMARKS = PREPROCESS["benchmarks"] or [
+    name for name in BENCHMARKS if SPECS[name].role == "evaluation"
+]
+_not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(BENCHMARKS))
+if _not_built:
+    raise ValueError(
+        f"params.yaml preprocess.benchmarks names benchmarks that data.benchmarks does not build: {_not_built}"
+    )
+PREPROCESS_MAX_EXAMPLES = PREPROCESS["max_examples"] or "all"
+
+
+wildcard_constraints:
+    benchmark="[A-Za-z0-9_]+",
+
+
+rule preprocess_sentences:
+    output:
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        report=f"{PREPROCESS_DIR}/reports/sentences.json",
+    input:
+        data="results/data/{benchmark}.parquet",
+        code=PREPROCESS_CODE,
+    params:
+        env=ONE_THREAD,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        splitter=PREPROCESS["sentence_splitter"],
+        batch_size=PREPROCESS["spacy_batch_size"],
+    threads: 1
+    benchmark:
+        "benchmarks/preprocess/preprocess_sentences/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    log:
+        "logs/preprocess/{benchmark}/sentences.log",
+    shell:
+        "{params.env} factlab preprocess sentences --benchmark {wildcards.benchmark} --data {input.data} "
+        "--max-examples {params.max_examples} --splitter {params.splitter} --batch-size {params.batch_size} "
+        "--out {output.sentences} --report {output.report} > {log} 2>&1"
+
+
+rule preprocess_chunks:
+    output:
+        chunks=f"{PREPROCESS_DIR}/chunks.parquet",
+        report=f"{PREPROCESS_DIR}/reports/chunks.json",
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        code=PREPROCESS_CODE,
+    params:
+        env=ONE_THREAD,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        words_per_chunk=PREPROCESS["alignscore"]["words_per_chunk"],
+        alignscore_policy=PREPROCESS["alignscore"]["policy"],
+        tokenizer=PREPROCESS["scale"]["tokenizer"],
+        chunk_size=PREPROCESS["scale"]["chunk_size"],
+        overlap=PREPROCESS["scale"]["overlap"],
+        window_policy=PREPROCESS["scale"]["window_policy"],
+        token_budget=PREPROCESS["packing"]["token_budget"],
+        split_long="--split-long" if PREPROCESS["packing"]["split_long"] else "--no-split-long",
+    threads: 1
+    benchmark:
+        "benchmarks/preprocess/preprocess_chunks/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    log:
+        "logs/preprocess/{benchmark}/chunks.log",
+    shell:
+        "{params.env} factlab preprocess chunks --benchmark {wildcards.benchmark} --data {input.data} "
+        "--sentences {input.sentences} --max-examples {params.max_examples} "
+        "--words-per-chunk {params.words_per_chunk} --alignscore-policy {params.alignscore_policy} "
+        "--tokenizer {params.tokenizer:q} --chunk-size {params.chunk_size} --overlap {params.overlap} "
+        "--window-policy {params.window_policy} --token-budget {params.token_budget} {params.split_long} "
+        "--out {output.chunks} --report {output.report} > {log} 2>&1"
+
+
+rule preprocess_triples:
+    output:
+        triples=f"{PREPROCESS_DIR}/triples.parquet",
+        report=f"{PREPROCESS_DIR}/reports/triples.json",
+    input:
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        code=PREPROCESS_CODE,
+    params:
+        env=ONE_THREAD,
+        batch_size=PREPROCESS["spacy_batch_size"],
+    threads: 1
+    benchmark:
+        "benchmarks/preprocess/preprocess_triples/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    log:
+        "logs/preprocess/{benchmark}/triples.log",
+    shell:
+        "{params.env} factlab preprocess triples --benchmark {wildcards.benchmark} --sentences {input.sentences} "
+        "--batch-size {params.batch_size} --out {output.triples} --report {output.report} > {log} 2>&1"
+
+
+rule preprocess_report:
+    output:
+        f"{PREPROCESS_DIR}/report.json",
+    input:
+        sentences=f"{PREPROCESS_DIR}/reports/sentences.json",
+        chunks=f"{PREPROCESS_DIR}/reports/chunks.json",
+        triples=f"{PREPROCESS_DIR}/reports/triples.json",
+        code=PREPROCESS_CODE,
+    params:
+    conda:
+        CONDA_ENV
+    log:
+        "logs/preprocess/{benchmark}/report.log",
+    shell:
+        "{params.cli} report --sentences-report {input.sentences} --chunks-report {input.chunks} "
+        "--triples-report {input.triples} --out {output} > {log} 2>&1"
+
+
+PREPROCESS_OUTPUTS = expand(
+    f"{PREPROCESS_DIR}/{{unit}}",
+    benchmark=PREPROCESS_BENCHMARKS,
+    unit=["sentences.parquet", "chunks.parquet", "triples.parquet", "report.json"],
+)
+
+
+rule preprocess:
+    input:
+        PREPROCESS_OUTPUTS,
