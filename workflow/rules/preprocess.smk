@@ -124,7 +124,7 @@ rule preprocess_report:
     log:
         "logs/preprocess/{benchmark}/report.log",
     shell:
-        "{params.cli} report --sentences-report {input.sentences} --chunks-report {input.chunks} "
+        "factlab preprocess report --sentences-report {input.sentences} --chunks-report {input.chunks} "
         "--triples-report {input.triples} --out {output} > {log} 2>&1"
 
 
