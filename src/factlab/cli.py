@@ -12,6 +12,7 @@ from factlab.errors import FactlabError
 def build_parser() -> argparse.ArgumentParser:
     from factlab.data import cli as data_cli
     from factlab.metaeval import cli as metaeval_cli
+    from factlab.models import cli as models_cli
     from factlab.text import cli as preprocess_cli
 
     parser = argparse.ArgumentParser(prog="factlab", description=__doc__)
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     stages = parser.add_subparsers(dest="stage", required=True)
     data_cli.register(stages.add_parser("data", help="download and canonical benchmarks"))
     preprocess_cli.register(stages.add_parser("preprocess", help="sentences, chunks and triples per benchmark"))
+    models_cli.register(stages.add_parser("models", help="train and evaluate models (QASem parser)"))
     metaeval_cli.register(stages.add_parser("metaeval", help="meta-evaluation and published analyses"))
     return parser
 

@@ -1,0 +1,274 @@
+"""factlab's own QASem parser: sentences -> predicates -> QA-SRL / QANom question-answer pairs.
+
+`FactlabQASemParser` implements the `QASemParser` protocol (types.py). Per sentence: spaCy
+analysis (tags, lemmas, parse), then (model.py)
+- predicates: given by the caller, or detected on one MiniLM pass of the sentence — a word the
+  network tags "verbal", or a common noun it tags "nominal" (QANom's candidates are common nouns);
+- arguments: another pass per sentence (sentence mode) or per predicate (marker mode); the B/I/O
+  spans tagged for each predicate (with a per-kind bias of B/I against O, `argument_bias`,
+  tuned on validation data after training);
+- questions: per span, the template class chosen role-first (model.choose_templates), rendered
+  with the predicate's verb: a verb's lemma (analysis.token_verb_lemma), an event noun's verb
+  form (given, else QANom's lexicon, else a suffix rule);
+- copular QAs from the parse (copular.py), unless switched off.
+Tokens past the encoder's `max_seq_len` word pieces get no arguments: every such word and
+predicate is counted in `counts` (reported by the commands), never dropped silently.
+
+A trained parser is a folder: `model.safetensors` (all weights), `config.json` (network,
+decoding biases and training settings), `templates.json` (templates.TemplateVocabulary), `noun_verbs.json` (event noun
+-> verb form, from QANom's training split).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_file, save_file
+from spacy.tokens import Doc
+
+from factlab.errors import DataError, FactlabError
+from factlab.io import atomic_path, write_json
+from factlab.models.encoder import load_encoder, load_tokenizer, select_device
+from factlab.models.qasem.analysis import analyse, is_noun_candidate, noun_verb_form, token_verb_lemma
+from factlab.models.qasem.copular import copular_qas
+from factlab.models.qasem.model import (
+    BIO_O,
+    KIND_NOMINAL,
+    KIND_VERBAL,
+    EncodedSentence,
+    NetworkConfig,
+    PredicateTarget,
+    QASemNetwork,
+    Row,
+    argument_row,
+    bio_spans,
+    choose_templates,
+    sentence_row,
+    encode_sentences,
+    make_batch,
+)
+from factlab.models.qasem.templates import TemplateVocabulary, render_question, semantic_role
+from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
+
+WEIGHTS_FILE = "model.safetensors"
+CONFIG_FILE = "config.json"
+TEMPLATES_FILE = "templates.json"
+NOUN_VERBS_FILE = "noun_verbs.json"
+DETECT_VERBAL_CLASS, DETECT_NOMINAL_CLASS = 1, 2
+COUNT_KEYS = ("sentences", "predicates", "predicates_truncated", "words_truncated", "qas", "copular_qas")
+
+
+def checked_sentences(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+    token_lists = []
+    for number, tokens in enumerate(sentences):
+        token_list = [str(token) for token in tokens]
+        if not token_list or any(not token or any(char.isspace() for char in token) for token in token_list):
+            raise DataError("a sentence must be a non-empty list of non-empty tokens without spaces", record=f"sentence {number}", field="tokens")
+        token_lists.append(token_list)
+    return token_lists
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (less padding), in order of length."""
+    order = sorted(range(len(lengths)), key=lambda index: (lengths[index], index))
+    return [order[start: start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+class FactlabQASemParser:
+    def __init__(
+        self,
+        network: QASemNetwork,
+        vocabulary: TemplateVocabulary,
+        noun_verbs: Mapping[str, str],
+        device: str = "auto",
+        batch_size: int = 32,
+        copular: bool = True,
+    ) -> None:
+        if batch_size < 1:
+            raise FactlabError("batch_size must be positive")
+        if network.config.n_templates != len(vocabulary):
+            raise FactlabError(f"network predicts {network.config.n_templates} templates, vocabulary has {len(vocabulary)}")
+        self.device = select_device(device)
+        self.network = network.to(self.device)
+        self.vocabulary = vocabulary
+        self.noun_verbs = dict(noun_verbs)
+        self.batch_size = batch_size
+        self.copular = copular
+        self.tokenizer = load_tokenizer()
+        roles = vocabulary.roles()
+        self.role_names = sorted(set(roles))
+        matrix = torch.zeros((len(roles), len(self.role_names)))
+        for number, role in enumerate(roles):
+            matrix[number, self.role_names.index(role)] = 1.0
+        self.role_matrix = matrix.to(self.device)
+        self.counts: dict[str, int] = dict.fromkeys(COUNT_KEYS, 0)
+        self._verb_pieces: dict[str, list[int]] = {}
+        # Added to the B and I logits against O, per predicate kind: > 0 tags more argument words.
+        # Tuned on validation data after training (train.tune_argument_bias); 0 = plain argmax.
+        self.argument_bias = {KIND_VERBAL: 0.0, KIND_NOMINAL: 0.0}
+
+    # ---- persistence -------------------------------------------------------------------
+    @classmethod
+    def load(cls, model_dir: str | Path, device: str = "auto", batch_size: int = 32, copular: bool = True) -> FactlabQASemParser:
+        folder = Path(model_dir)
+        missing = [name for name in (WEIGHTS_FILE, CONFIG_FILE, TEMPLATES_FILE, NOUN_VERBS_FILE) if not (folder / name).is_file()]
+        if missing:
+            raise FactlabError(f"{folder} is not a trained QASem parser: it lacks {missing}")
+        config = json.loads((folder / CONFIG_FILE).read_text())
+        network_config = NetworkConfig.from_json(config["network"])
+        network = QASemNetwork(load_encoder(pretrained=False, layers=network_config.encoder_layers), network_config)
+        network.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
+        vocabulary = TemplateVocabulary.from_json(json.loads((folder / TEMPLATES_FILE).read_text()))
+        noun_verbs = json.loads((folder / NOUN_VERBS_FILE).read_text())
+        parser = cls(network, vocabulary, noun_verbs, device=device, batch_size=batch_size, copular=copular)
+        decoding = config.get("decoding", {})
+        parser.argument_bias = {KIND_VERBAL: float(decoding.get("argument_bias_verbal", 0.0)),
+                                KIND_NOMINAL: float(decoding.get("argument_bias_nominal", 0.0))}
+        return parser
+
+    def save(self, model_dir: str | Path, settings: Mapping[str, Any]) -> None:
+        folder = Path(model_dir)
+        state = {name: tensor.detach().cpu().contiguous() for name, tensor in self.network.state_dict().items()}
+        with atomic_path(folder / WEIGHTS_FILE) as tmp:
+            save_file(state, str(tmp))
+        decoding = {"argument_bias_verbal": self.argument_bias[KIND_VERBAL], "argument_bias_nominal": self.argument_bias[KIND_NOMINAL]}
+        write_json({"network": self.network.config.to_json(), "decoding": decoding, "settings": dict(settings)}, folder / CONFIG_FILE)
+        write_json(self.vocabulary.to_json(), folder / TEMPLATES_FILE)
+        write_json(self.noun_verbs, folder / NOUN_VERBS_FILE)
+
+    def reset_counts(self) -> None:
+        self.counts = dict.fromkeys(COUNT_KEYS, 0)
+
+    # ---- parsing -----------------------------------------------------------------------
+    def verb_pieces(self, verb_form: str) -> list[int]:
+        if verb_form not in self._verb_pieces:
+            self._verb_pieces[verb_form] = self.tokenizer(verb_form, add_special_tokens=False)["input_ids"]
+        return self._verb_pieces[verb_form]
+
+    def detect_predicates(self, sentences: Sequence[Sequence[str]]) -> list[list[Predicate]]:
+        """Predicates only (a `PredicateDetector` for the hub adapter)."""
+        token_lists = checked_sentences(sentences)
+        docs = analyse(token_lists)
+        encoded = encode_sentences(self.tokenizer, token_lists, self.network.config.max_seq_len)
+        return self.detect_encoded(encoded, docs)
+
+    def detect_encoded(self, encoded: list[EncodedSentence], docs: list[Doc]) -> list[list[Predicate]]:
+        found: list[list[Predicate]] = [[] for _ in encoded]
+        with torch.inference_mode():
+            self.network.eval()
+            for rows in length_batches([len(item.input_ids) for item in encoded], self.batch_size):
+                batch = make_batch([sentence_row(encoded[row]) for row in rows]).to(self.device)
+                labels = self.network.detection_logits(self.network.word_states(batch)).argmax(-1).tolist()
+                for local, row in enumerate(rows):
+                    found[row] = self.detected(labels[local], batch.word_mask[local].tolist(), docs[row])
+        return found
+
+    def parse(self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None = None) -> list[SentenceParse]:
+        """One SentenceParse per sentence; `predicates` per sentence, else detected."""
+        token_lists = checked_sentences(sentences)
+        if predicates is not None and len(predicates) != len(token_lists):
+            raise DataError(f"{len(predicates)} predicate lists for {len(token_lists)} sentences", field="predicates")
+        docs = analyse(token_lists)
+        encoded = encode_sentences(self.tokenizer, token_lists, self.network.config.max_seq_len)
+        if predicates is None:
+            chosen = self.detect_encoded(encoded, docs)
+        else:
+            chosen = [[self.with_verb_form(p, doc) for p in given] for given, doc in zip(predicates, docs)]
+        kept: list[list[Predicate]] = []
+        for number, candidates in enumerate(chosen):
+            self.counts["words_truncated"] += sum(piece < 0 for piece in encoded[number].word_pieces)
+            usable = [p for p in candidates if self.check_index(p, docs[number]) and encoded[number].word_pieces[p.index] >= 0]
+            self.counts["predicates"] += len(candidates)
+            self.counts["predicates_truncated"] += len(candidates) - len(usable)
+            kept.append(usable)
+        # Encoder rows and, per row, its (sentence, predicate) items in the order of make_batch's predicates.
+        rows: list[Row] = []
+        row_items: list[list[tuple[int, Predicate]]] = []
+        for number, predicates_here in enumerate(kept):
+            if self.network.config.predicate_marker:
+                for predicate in predicates_here:
+                    rows.append(self.argument_input(encoded[number], predicate))
+                    row_items.append([(number, predicate)])
+            elif predicates_here:
+                rows.append(sentence_row(encoded[number], None, [self.target(p) for p in predicates_here]))
+                row_items.append([(number, p) for p in predicates_here])
+        parses = [SentenceParse(tokens=tokens) for tokens in token_lists]
+        with torch.inference_mode():
+            self.network.eval()
+            for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
+                items = [item for i in batch_rows for item in row_items[i]]
+                self.parse_batch(items, [rows[i] for i in batch_rows], parses)
+        for doc, parse in zip(docs, parses):
+            parse.qas.sort(key=lambda qa: (qa.predicate.index, qa.answer_start))  # batches come in length order
+            if self.copular:
+                extra = copular_qas(doc)
+                parse.qas.extend(extra)
+                self.counts["copular_qas"] += len(extra)
+        self.counts["sentences"] += len(token_lists)
+        return parses
+
+    @staticmethod
+    def target(predicate: Predicate) -> PredicateTarget:
+        return PredicateTarget(predicate.index, KIND_VERBAL if predicate.is_verbal else KIND_NOMINAL)
+
+    def argument_input(self, encoded: EncodedSentence, predicate: Predicate) -> Row:
+        return argument_row(encoded, self.target(predicate), self.verb_pieces(predicate.verb_form), self.tokenizer.sep_token_id)
+
+    def parse_batch(self, items: list[tuple[int, Predicate]], rows: list[Row], parses: list[SentenceParse]) -> None:
+        """Arguments and questions for the predicates of `rows`; `items` = (sentence, predicate) of each."""
+        batch = make_batch(rows).to(self.device)
+        words = self.network.word_states(batch)
+        states = self.network.argument_states(words, batch)
+        logits = self.network.bio(states)
+        bias = torch.tensor([self.argument_bias[int(kind)] for kind in batch.pred_kind.tolist()], device=logits.device)
+        logits[..., BIO_O] -= bias.unsqueeze(1)
+        tags = logits.argmax(-1).cpu()
+        word_mask = batch.word_mask.cpu()
+        spans = []
+        for number, (sentence, _) in enumerate(items):
+            row_tags = tags[number, : len(parses[sentence].tokens)]
+            row = int(batch.pred_sentence[number])
+            row_tags[~word_mask[row, : len(row_tags)]] = BIO_O  # a word without pieces has no state
+            spans.extend((number, start, end) for start, end in bio_spans(row_tags.tolist()))
+        if not spans:
+            return
+        span_pred, starts, ends = (torch.tensor(column, device=self.device) for column in zip(*spans))
+        logits = self.network.template_logits(states, words, batch, span_pred, starts, ends)
+        templates = choose_templates(logits, self.role_matrix).tolist()
+        for (number, start, end), template in zip(spans, templates):
+            sentence, predicate = items[number]
+            slots = self.vocabulary.slots(template)
+            tokens = parses[sentence].tokens
+            question = render_question(slots, predicate.verb_form)
+            parses[sentence].qas.append(
+                QAPair(predicate, question, " ".join(tokens[start:end]), start, end, slots=slots, role=semantic_role(slots), source="model")
+            )
+            self.counts["qas"] += 1
+
+    def detected(self, labels: list[int], word_mask: list[bool], doc: Doc) -> list[Predicate]:
+        found = []
+        for index, token in enumerate(doc):
+            if index >= len(labels) or not word_mask[index]:
+                continue
+            if labels[index] == DETECT_VERBAL_CLASS:
+                found.append(Predicate(index, token.text, True, token_verb_lemma(token)))
+            elif labels[index] == DETECT_NOMINAL_CLASS and is_noun_candidate(token):
+                found.append(Predicate(index, token.text, False, noun_verb_form(token, self.noun_verbs)))
+        return found
+
+    def with_verb_form(self, predicate: Predicate, doc: Doc) -> Predicate:
+        if predicate.verb_form or not 0 <= predicate.index < len(doc):
+            return predicate
+        token = doc[predicate.index]
+        verb = token_verb_lemma(token) if predicate.is_verbal else noun_verb_form(token, self.noun_verbs)
+        return Predicate(predicate.index, predicate.text, predicate.is_verbal, verb)
+
+    @staticmethod
+    def check_index(predicate: Predicate, doc: Doc) -> bool:
+        if not 0 <= predicate.index < len(doc):
+            raise DataError(f"predicate index {predicate.index} outside a sentence of {len(doc)} tokens", field="predicates")
+        return True

@@ -1,0 +1,100 @@
+"""QASem units for the preprocess stage: every output sentence of a benchmark parsed into QAs.
+
+Any `QASemParser` (factlab's trained one or a hub T5) fills the same table, one row per QA:
+example_id, doc_id, sentence_index, predicate_index, predicate, is_verbal, verb_form, question,
+answer, answer_start, answer_end (token span [start, end) over `tokens`), role, origin. Only
+output sentences are parsed: QASemConsistency decomposes the output, not the source.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from factlab.errors import DataError
+from factlab.models.qasem.types import QASemParser
+
+QA_COLUMNS = {
+    "example_id": "string",
+    "doc_id": "string",
+    "sentence_index": "int64",
+    "predicate_index": "int64",
+    "predicate": "string",
+    "is_verbal": "bool",
+    "verb_form": "string",
+    "question": "string",
+    "answer": "string",
+    "answer_start": "int64",
+    "answer_end": "int64",
+    "role": "string",
+    "origin": "string",
+}
+
+
+def qa_units(
+    sentences: pd.DataFrame,
+    parser: QASemParser,
+    tokenize: Callable[[str], list[str]],
+    benchmark: str,
+    parser_counts: Callable[[], dict[str, int]] | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Parse the output sentences of `sentences` (the preprocess sentences table) into QA rows."""
+    outputs = sentences[sentences["side"] == "output"]
+    started = time.perf_counter()
+    token_lists: list[list[str]] = []
+    keys: list[tuple[str, str, int]] = []
+    empty = 0
+    for row in outputs.itertuples(index=False):
+        tokens = tokenize(row.text)
+        if not tokens:
+            empty += 1  # whitespace-only sentence: nothing to decompose, counted
+            continue
+        token_lists.append(tokens)
+        keys.append((row.example_id, row.doc_id, int(row.sentence_index)))
+    try:
+        parses = parser.parse(token_lists)
+    except (ValueError, IndexError) as error:
+        raise DataError(f"QASem parser failed: {error}", file=f"benchmark {benchmark}") from error
+    rows: list[tuple] = []
+    without_qas = 0
+    for (example_id, doc_id, sentence_index), parse in zip(keys, parses, strict=True):
+        if not parse.qas:
+            without_qas += 1
+        for qa in parse.qas:
+            rows.append(
+                (example_id, doc_id, sentence_index, qa.predicate.index, qa.predicate.text, qa.predicate.is_verbal,
+                 qa.predicate.verb_form, qa.question, qa.answer, qa.answer_start, qa.answer_end, qa.role or "", qa.source)
+            )
+    frame = pd.DataFrame(rows, columns=list(QA_COLUMNS)).astype(QA_COLUMNS)
+    seconds = time.perf_counter() - started
+    words = int(sum(len(tokens) for tokens in token_lists))
+    report: dict[str, Any] = {
+        "benchmark": benchmark,
+        "output_sentences": int(len(outputs)),
+        "empty_sentences": empty,
+        "sentences_without_qas": without_qas,
+        "qas": int(len(frame)),
+        "predicates": int(frame.drop_duplicates(["example_id", "sentence_index", "predicate_index"]).shape[0]),
+        "qas_by_origin": {str(k): int(v) for k, v in frame["origin"].value_counts().items()},
+        "words": words,
+        "seconds": round(seconds, 3),
+        "words_per_s": round(words / seconds, 1) if seconds > 0 else None,
+        "parser_counts": dict(parser_counts()) if parser_counts else {},
+    }
+    return frame, report
+
+
+def spacy_tokenizer() -> Callable[[str], list[str]]:
+    """Tokens as the parsers expect them (spaCy's English tokenizer, whitespace tokens dropped)."""
+    from factlab.text.nlp import load_spacy
+
+    tokenizer = load_spacy().tokenizer
+
+    def tokenize(text: str) -> list[str]:
+        return [token.text for token in tokenizer(text) if not token.is_space]
+
+    return tokenize
+
