@@ -11,6 +11,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/preprocess.smk"
+include: "workflow/rules/train.smk"
 include: "workflow/rules/metaeval_frank.smk"
 include: "workflow/rules/metaeval_published.smk"
 include: "workflow/rules/paper.smk"
@@ -21,4 +22,6 @@ rule all:
     input:
         rules.data.input,
         rules.preprocess.input,
+        QAS_OUTPUTS,
+        QASEM_OUTPUTS,
         rules.paper.input,

@@ -5,6 +5,7 @@ rule metaeval:
     input:
         FRANK_OUTPUTS,
         PUBLISHED_OUTPUTS,
+        rules.evaluate_qasem_parser.output,
 
 
 rule paper:

@@ -104,3 +104,45 @@ QASEM_OUTPUTS = [
 rule qasem_parser:
     input:
         QASEM_OUTPUTS,
+
+
+# QASem units of every preprocessed benchmark: the parser chosen by qasem.parser (trained: the model
+# above; hub: a published T5 by hub id or local folder, for online users).
+rule preprocess_qas:
+    output:
+        qas="results/preprocess/{benchmark}/qas.parquet",
+        report="results/preprocess/{benchmark}/reports/qas.json",
+    input:
+        sentences="results/preprocess/{benchmark}/sentences.parquet",
+        parser=list(QASEM_MODEL.values()) if QASEM["parser"] == "trained" else [],
+        code=MODELS_CODE,
+    params:
+        parser=QASEM["parser"],
+        model=lambda wildcards, input: (
+            str(Path(input.parser[0]).parent) if QASEM["parser"] == "trained" else QASEM["hub"]["model"]
+        ),
+        device=QASEM["device"],
+        hub_format=QASEM["hub"]["format"],
+        num_beams=QASEM["hub"]["num_beams"],
+        max_new_tokens=QASEM["hub"]["max_new_tokens"],
+        batch_size=QASEM["hub"]["batch_size"],
+    threads: QASEM["threads"]
+    benchmark:
+        "benchmarks/preprocess/preprocess_qas/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    log:
+        "logs/preprocess/{benchmark}/qas.log",
+    shell:
+        "factlab preprocess qas --benchmark {wildcards.benchmark} --sentences {input.sentences} "
+        "--parser {params.parser} --model {params.model} --device {params.device} --batch-size {params.batch_size} "
+        "--hub-format {params.hub_format} --num-beams {params.num_beams} --max-new-tokens {params.max_new_tokens} "
+        "--out {output.qas} --report {output.report} > {log} 2>&1"
+
+
+QAS_OUTPUTS = expand("results/preprocess/{benchmark}/qas.parquet", benchmark=PREPROCESS_BENCHMARKS)
+
+
+rule qas:
+    input:
+        QAS_OUTPUTS,

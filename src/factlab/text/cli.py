@@ -67,6 +67,20 @@ def register(parser: argparse.ArgumentParser) -> None:
     triples.add_argument("--report", required=True)
     triples.set_defaults(func=run_triples)
 
+    qas = commands.add_parser("qas", help="QASem QA pairs of every output sentence")
+    qas.add_argument("--benchmark", required=True)
+    qas.add_argument("--sentences", required=True)
+    qas.add_argument("--parser", choices=("trained", "hub"), required=True)
+    qas.add_argument("--model", required=True, help="trained: the model folder; hub: a hub id or local folder")
+    qas.add_argument("--device", default="auto")
+    qas.add_argument("--batch-size", type=_positive_int, default=32)
+    qas.add_argument("--hub-format", default="qasem_parser")
+    qas.add_argument("--num-beams", type=_positive_int, default=4)
+    qas.add_argument("--max-new-tokens", type=_positive_int, default=256)
+    qas.add_argument("--out", required=True, help="qas.parquet")
+    qas.add_argument("--report", required=True)
+    qas.set_defaults(func=run_qas)
+
     report = commands.add_parser("report", help="merge the step reports into report.json")
     report.add_argument("--sentences-report", required=True)
     report.add_argument("--chunks-report", required=True)
@@ -105,6 +119,18 @@ def run_chunks(args: argparse.Namespace) -> None:
 def run_triples(args: argparse.Namespace) -> None:
     triples, report = triple_units(pd.read_parquet(args.sentences), args.benchmark, args.batch_size)
     write_parquet(triples, args.out)
+    _write_report(report, args.report)
+
+
+def run_qas(args: argparse.Namespace) -> None:
+    from factlab.models.qasem.units import load_qasem_parser, qa_units, spacy_tokenizer
+
+    parser = load_qasem_parser(args.parser, args.model, device=args.device, batch_size=args.batch_size,
+                               hub_format=args.hub_format, num_beams=args.num_beams, max_new_tokens=args.max_new_tokens)
+    qas, report = qa_units(pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark,
+                           parser_counts=lambda: parser.counts)
+    report["parser"] = {"kind": args.parser, "model": args.model}
+    write_parquet(qas, args.out)
     _write_report(report, args.report)
 
 

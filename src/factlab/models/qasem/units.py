@@ -87,6 +87,29 @@ def qa_units(
     return frame, report
 
 
+def load_qasem_parser(
+    kind: str,
+    model: str,
+    *,
+    device: str = "auto",
+    batch_size: int = 32,
+    hub_format: str = "qasem_parser",
+    num_beams: int = 4,
+    max_new_tokens: int = 256,
+) -> QASemParser:
+    """factlab's trained parser (`kind="trained"`, a model folder) or a published hub T5 (`"hub"`)."""
+    if kind == "trained":
+        from factlab.models.qasem.parser import FactlabQASemParser
+
+        return FactlabQASemParser.load(model, device=device, batch_size=batch_size)
+    if kind == "hub":
+        from factlab.models.qasem.hub import HubQASemParser
+
+        return HubQASemParser(model, device=None if device == "auto" else device, batch_size=batch_size,
+                              max_new_tokens=max_new_tokens, num_beams=num_beams, style=hub_format)
+    raise ValueError(f"unknown QASem parser kind {kind!r}: use 'trained' or 'hub'")
+
+
 def spacy_tokenizer() -> Callable[[str], list[str]]:
     """Tokens as the parsers expect them (spaCy's English tokenizer, whitespace tokens dropped)."""
     from factlab.text.nlp import load_spacy

@@ -1,0 +1,57 @@
+"""The preprocess QAs table: one row per QA of every output sentence, drops counted."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from factlab.data.registry import get_spec
+from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
+from factlab.models.qasem.units import QA_COLUMNS, load_qasem_parser, qa_units, spacy_tokenizer
+
+
+class GoldAnswerParser:
+    """Answers every sentence with one QA on its first verb: exercises the table, not a model."""
+
+    def __init__(self) -> None:
+        self.counts = {"sentences": 0}
+
+    def parse(self, sentences):
+        parses = []
+        for tokens in sentences:
+            self.counts["sentences"] += 1
+            verbs = [i for i, token in enumerate(tokens) if token.lower() in {"is", "was", "said", "has"}]
+            qas = []
+            if verbs:
+                index = verbs[0]
+                predicate = Predicate(index=index, text=tokens[index], is_verbal=True, verb_form=tokens[index])
+                qas.append(QAPair(predicate, f"What {tokens[index]}?", " ".join(tokens[:index]), 0, index, role="what"))
+            parses.append(SentenceParse(tokens=list(tokens), qas=qas))
+        return parses
+
+
+@pytest.fixture(scope="module")
+def sentences(raw) -> pd.DataFrame:
+    frame = get_spec("qags_xsum").build(raw).frame.head(8)
+    rows = [("source", r.doc_id, None, 0, r.source) for r in frame.itertuples()]
+    rows += [("output", r.doc_id, r.example_id, 0, r.output) for r in frame.itertuples()]
+    rows.append(("output", "extra", "extra-empty", 0, "   "))
+    return pd.DataFrame(rows, columns=["side", "doc_id", "example_id", "sentence_index", "text"])
+
+
+def test_qa_units_keys_and_counts(sentences):
+    parser = GoldAnswerParser()
+    qas, report = qa_units(sentences, parser, spacy_tokenizer(), "qags_xsum", parser_counts=lambda: parser.counts)
+    assert list(qas.columns) == list(QA_COLUMNS)
+    outputs = sentences[sentences["side"] == "output"]
+    assert report["output_sentences"] == len(outputs) == 9
+    assert report["empty_sentences"] == 1  # the whitespace-only sentence, counted not parsed
+    assert parser.counts["sentences"] == 8  # sources are never parsed
+    assert report["qas"] == len(qas) == 8 - report["sentences_without_qas"]
+    assert set(qas["example_id"]) <= set(outputs["example_id"])
+    assert (qas["answer_end"] >= qas["answer_start"]).all()
+
+
+def test_unknown_parser_kind_is_refused():
+    with pytest.raises(ValueError, match="unknown QASem parser kind 'llm'"):
+        load_qasem_parser("llm", "x")
