@@ -19,7 +19,8 @@ import yaml
 from factlab.data.registry import get_spec
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.models.cli import SCORE_COLUMNS, main
+from factlab.cli import main
+from factlab.models.cli import SCORE_COLUMNS
 from factlab.models.encoder import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.benchmark import score_on_gold
 from factlab.models.qasem.data import IGNORE
@@ -205,14 +206,14 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
         write_parquet(frame, paths[name])
     settings = json.dumps({"epochs": 1, "max_train_sentences": 6, "validation_sentences": 2, **TINY})
     model = tmp_path / "model"
-    assert main(["train-qasem", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+    assert main(["models", "train-qasem", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
                  "--out-dir", str(model), "--settings", settings, "--threads", "1", "--device", "cpu"]) == 0
     assert {"model.safetensors", "config.json", "templates.json", "noun_verbs.json", "training_log.json", "metrics.json"} <= \
            {p.name for p in model.iterdir()}
     assert json.loads((model / "metrics.json").read_text())["epochs"] == 1
 
     out = tmp_path / "eval"
-    assert main(["evaluate-qasem", "--model-dir", str(model), "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+    assert main(["models", "evaluate-qasem", "--model-dir", str(model), "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
                  "--consistency-responses", str(paths["qasem_consistency"]), "--consistency-qas", str(paths["qasem_consistency_qas"]),
                  "--out-dir", str(out), "--max-sentences", "3", "--threads", "1", "--device", "cpu"]) == 0
     scores = pd.read_csv(out / "scores.csv")
@@ -226,5 +227,5 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert set(metrics) >= {"qasrl_gs_test", "qanom_test", "consistency_coverage"}
 
     # Unknown training settings are refused, not ignored.
-    assert main(["train-qasem", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+    assert main(["models", "train-qasem", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
                  "--out-dir", str(tmp_path / "bad"), "--settings", '{"epoch": 1}']) == 1

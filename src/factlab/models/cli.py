@@ -5,8 +5,6 @@
 - `evaluate-qasem`: QA-SRL GS test and QANom test with gold predicates -> `scores.csv` (UA/LA as
   fractions 0-1), predicate detection, the predicted QAs, and coverage of the QASemConsistency
   gold QAs -> `consistency_coverage.csv`; `metrics.json` with the headline numbers.
-
-Until `factlab models` is registered in factlab.cli: `python -m factlab.models.cli …`.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 import time
 from dataclasses import fields
 from pathlib import Path
@@ -158,21 +155,3 @@ def run_evaluate(args: argparse.Namespace) -> None:
     metrics["consistency_parser_counts"] = dict(parser.counts)
     metrics["predicate_detection_f1"] = {row["dataset"]: round(row["f1"], 4) for row in detection}
     write_json(metrics, out / "metrics.json")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="factlab models", description=__doc__)
-    parser.add_argument("--log-level", default="INFO")
-    register(parser)
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        args.func(args)
-    except FactlabError as error:
-        print(f"factlab: error: {error}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

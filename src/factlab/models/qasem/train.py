@@ -326,9 +326,9 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
     network.eval()
     tuning = {}
     if settings.tune_argument_bias:
-        for name, kind, sentences in (("nominal", KIND_NOMINAL, data.validation), ("verbal", KIND_VERBAL, data.verbal_validation)):
-            if sentences:
-                tuning[name] = tune_argument_bias(parser, sentences, kind)
+        for name, kind, held_out in (("nominal", KIND_NOMINAL, data.validation), ("verbal", KIND_VERBAL, data.verbal_validation)):
+            if held_out:
+                tuning[name] = tune_argument_bias(parser, held_out, kind)
                 LOG.info("argument bias %s: %s", name, tuning[name]["chosen"])
     log = {
         "settings": asdict(settings),
