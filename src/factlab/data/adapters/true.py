@@ -21,6 +21,7 @@ import pandas as pd
 
 from factlab.data.ids import text_doc_id
 from factlab.data.manifest import RawFiles
+from factlab.data.readers import read_text_csv
 from factlab.data.registry import BenchmarkSpec, Built
 from factlab.errors import DataError
 
@@ -39,14 +40,6 @@ def snake_case(column: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", column.strip().lower()).strip("_")
 
 
-def read_true_csv(path: Path) -> pd.DataFrame:
-    # keep_default_na=False: a text such as "NA" or "None" must stay text, not become missing.
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        raise DataError(f"cannot parse CSV: {error}", file=path) from error
-
-
 def parse_labels(table: pd.DataFrame, path: Path) -> pd.Series:
     bad = ~table["label"].str.strip().isin(["0", "1"])
     if bad.any():
@@ -57,7 +50,7 @@ def parse_labels(table: pd.DataFrame, path: Path) -> pd.Series:
 
 def adapt_true(raw: RawFiles, true_set: str) -> Built:
     path = raw.path("true_benchmark_scale_copy", f"data/true/{true_set}.csv")
-    table = read_true_csv(path)
+    table = read_text_csv(path)
     for column in (*TEXT_FIELDS, "label"):
         if column not in table.columns:
             raise DataError("missing column", file=path, record="header", field=column)

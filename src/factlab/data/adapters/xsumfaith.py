@@ -26,7 +26,7 @@ import pandas as pd
 
 from factlab.data.adapters.frank import read_articles
 from factlab.data.manifest import RawFiles
-from factlab.data.readers import read_json, require
+from factlab.data.readers import read_json, read_text_csv, require
 from factlab.data.registry import BenchmarkSpec, Built
 from factlab.errors import DataError
 
@@ -43,7 +43,7 @@ PAIR_KEY = ["bbcid", "system"]
 def read_factuality(raw: RawFiles) -> pd.DataFrame:
     """One row per worker answer, all as strings, plus `vote` (1 = yes, 0 = no, <NA> = no answer)."""
     path = raw.path("xsumfaith", FACTUALITY_FILE)
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table = read_text_csv(path)
     missing = [c for c in [*PAIR_KEY, "summary", "is_factual", "worker_id"] if c not in table.columns]
     if missing:
         raise DataError(f"missing column(s) {missing}", file=path, field=missing[0])
@@ -83,7 +83,7 @@ def summac_articles(raw: RawFiles) -> dict[str, str]:
 
 def cliff_articles(raw: RawFiles) -> dict[str, str]:
     path = raw.path("aggrefact_partial", CLIFF_FILE)
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table = read_text_csv(path)
     xsum = table[table["origin"] == "xsum"]
     return one_text_per_id(list(zip(xsum["id"], xsum["doc"], strict=True)), file=str(path))
 
