@@ -24,6 +24,7 @@ from factlab.models.cli import SCORE_COLUMNS
 from factlab.models.encoder import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.benchmark import score_on_gold
 from factlab.models.qasem.data import IGNORE
+from factlab.models.qasem.decoding import DECODING_GRID, SpanDecoding
 from factlab.models.qasem.model import (
     BIO_B,
     BIO_I,
@@ -135,21 +136,32 @@ def test_tiny_training_learns_and_the_parser_round_trips(tiny_data: TrainingData
     losses = [sum(epoch[f"loss_{part}"] for part in ("detection", "arguments", "templates")) for epoch in log["epochs"]]
     assert all(math.isfinite(loss) for loss in losses) and losses[-1] < 0.5 * losses[0]
     assert len(log["epochs"]) == 20 and {"validation_unlabeled_f1", "verbal_validation_unlabeled_f1"} <= set(log["epochs"][-1])
-    chosen = {kind: tuning["chosen"] for kind, tuning in log["argument_bias_tuning"].items()}
-    assert set(chosen) == {"nominal", "verbal"} and all(len(t["grid"]) == 9 for t in log["argument_bias_tuning"].values())
-    assert parser.argument_bias == {1: chosen["nominal"], 0: chosen["verbal"]}
-    tuned = dict(parser.argument_bias)
-    parser.argument_bias = {0: 0.0, 1: 0.0}  # plain argmax: the bias was tuned on other sentences
+    chosen = {kind: SpanDecoding.from_json(tuning["chosen"]) for kind, tuning in log["decoding_tuning"].items()}
+    assert set(chosen) == {"nominal", "verbal"} and all(len(t["grid"]) == len(DECODING_GRID) for t in log["decoding_tuning"].values())
+    assert parser.decoding == {1: chosen["nominal"], 0: chosen["verbal"]}
+    for kind, tuning in log["decoding_tuning"].items():  # the choice is the grid's best
+        assert max(row["unlabeled_f1"] for row in tuning["grid"]) == pytest.approx(
+            next(row["unlabeled_f1"] for row in tuning["grid"] if SpanDecoding.from_json(
+                {name: row[name] for name in SpanDecoding.__dataclass_fields__}) == chosen[kind]))
+    tuned = dict(parser.decoding)
+    parser.decoding = {0: SpanDecoding(), 1: SpanDecoding()}  # plain argmax: the decoding was tuned on other sentences
     counts, predictions = score_on_gold(parser, tiny_data.train)
     assert counts.unlabeled_f1 > 0.7  # it has learnt its training sentences (measured 0.78)
-    parser.argument_bias = tuned
+    parser.decoding = tuned
     assert set(predictions["source"]) == {"model"}
     for row in predictions.itertuples():
         assert 0 <= row.answer_start < row.answer_end and row.question.endswith("?") and row.question[0].isupper()
 
     parser.save(tmp_path / "parser", log["settings"])
     loaded = FactlabQASemParser.load(tmp_path / "parser", device="cpu", copular=False)
-    assert loaded.argument_bias == parser.argument_bias
+    assert loaded.decoding == parser.decoding
+    config_path = tmp_path / "parser" / "config.json"  # a parser saved before span decoding: only O biases
+    config = json.loads(config_path.read_text())
+    config["decoding"] = {"argument_bias_verbal": 0.5, "argument_bias_nominal": 1.0}
+    config_path.write_text(json.dumps(config))
+    legacy = FactlabQASemParser.load(tmp_path / "parser", device="cpu", copular=False)
+    assert legacy.decoding == {0: SpanDecoding(outside_bias=0.5), 1: SpanDecoding(outside_bias=1.0)}
+    parser.save(tmp_path / "parser", log["settings"])
     sentences = [s.tokens for s in tiny_data.train]
     predicates = [[Predicate(p.index, s.tokens[p.index], p.is_verbal, p.verb_form or "") for p in s.predicates] for s in tiny_data.train]
     before = parser.parse(sentences, predicates)
@@ -174,12 +186,12 @@ def test_tiny_training_learns_and_the_parser_round_trips(tiny_data: TrainingData
 def test_marker_mode_trains_saves_and_parses(tiny_data: TrainingData, tmp_path: Path) -> None:
     """Marker mode: one encoder row per predicate; the saved parser remembers its mode."""
     settings = TrainSettings(epochs=2, batch_sentences=8, predicate_marker=True, validation_sentences=4, qasrl_gs_repeats=1,
-                             tune_argument_bias=False, **TINY)
+                             tune_decoding=False, **TINY)
     parser, log = train_parser(tiny_data, settings, device="cpu")
     assert log["counts"]["rows_per_epoch"] == log["counts"]["predicates_per_epoch"] + 4  # + the detection sample
     parser.save(tmp_path / "marker", log["settings"])
     loaded = FactlabQASemParser.load(tmp_path / "marker", device="cpu", copular=False)
-    assert loaded.network.config.predicate_marker and loaded.argument_bias == {0: 0.0, 1: 0.0}
+    assert loaded.network.config.predicate_marker and loaded.decoding == {0: SpanDecoding(), 1: SpanDecoding()}
     sentences = [s.tokens for s in tiny_data.train]
     assert [[qa.question for qa in p.qas] for p in loaded.parse(sentences)] == [[qa.question for qa in p.qas] for p in parser.parse(sentences)]
 

@@ -35,6 +35,11 @@ def is_noun_candidate(token: Token) -> bool:
     return token.tag_ in NOUN_TAGS
 
 
+def is_content_word(token: Token) -> bool:
+    """Not a stop word and not punctuation: an argument span needs at least one (decoding.py)."""
+    return not token.is_stop and any(char.isalnum() for char in token.text)
+
+
 @lru_cache(maxsize=1)
 def verb_lexicon() -> frozenset[str]:
     """Known English verbs: spaCy's lemmatizer verb index."""

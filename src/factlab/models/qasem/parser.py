@@ -4,9 +4,10 @@
 analysis (tags, lemmas, parse), then (model.py)
 - predicates: given by the caller, or detected on one MiniLM pass of the sentence — a word the
   network tags "verbal", or a common noun it tags "nominal" (QANom's candidates are common nouns);
-- arguments: another pass per sentence (sentence mode) or per predicate (marker mode); the B/I/O
-  spans tagged for each predicate (with a per-kind bias of B/I against O, `argument_bias`,
-  tuned on validation data after training);
+- arguments: another pass per sentence (sentence mode) or per predicate (marker mode); B/I/O
+  word probabilities per predicate, decoded into spans with per-kind settings (`decoding`:
+  biases, a span-confidence floor, no stop-word-only spans; decoding.py), tuned on validation
+  data after training;
 - questions: per span, the template class chosen role-first (model.choose_templates), rendered
   with the predicate's verb: a verb's lemma (analysis.token_verb_lemma), an event noun's verb
   form (given, else QANom's lexicon, else a suffix rule);
@@ -15,7 +16,7 @@ Tokens past the encoder's `max_seq_len` word pieces get no arguments: every such
 predicate is counted in `counts` (reported by the commands), never dropped silently.
 
 A trained parser is a folder: `model.safetensors` (all weights), `config.json` (network,
-decoding biases and training settings), `templates.json` (templates.TemplateVocabulary), `noun_verbs.json` (event noun
+decoding settings and training settings), `templates.json` (templates.TemplateVocabulary), `noun_verbs.json` (event noun
 -> verb form, from QANom's training split).
 """
 
@@ -26,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from spacy.tokens import Doc
@@ -33,10 +35,12 @@ from spacy.tokens import Doc
 from factlab.errors import DataError, FactlabError
 from factlab.io import atomic_path, write_json
 from factlab.models.encoder import load_encoder, load_tokenizer, select_device
-from factlab.models.qasem.analysis import analyse, is_noun_candidate, noun_verb_form, token_verb_lemma
+from factlab.models.qasem.analysis import analyse, is_content_word, is_noun_candidate, noun_verb_form, token_verb_lemma
 from factlab.models.qasem.copular import copular_qas
+from factlab.models.qasem.decoding import SpanDecoding, TaggedPredicate, decode_spans
 from factlab.models.qasem.model import (
     BIO_O,
+    Batch,
     KIND_NOMINAL,
     KIND_VERBAL,
     EncodedSentence,
@@ -45,7 +49,6 @@ from factlab.models.qasem.model import (
     QASemNetwork,
     Row,
     argument_row,
-    bio_spans,
     choose_templates,
     sentence_row,
     encode_sentences,
@@ -59,6 +62,7 @@ CONFIG_FILE = "config.json"
 TEMPLATES_FILE = "templates.json"
 NOUN_VERBS_FILE = "noun_verbs.json"
 DETECT_VERBAL_CLASS, DETECT_NOMINAL_CLASS = 1, 2
+DECODING_KINDS = {"verbal": KIND_VERBAL, "nominal": KIND_NOMINAL}
 COUNT_KEYS = ("sentences", "predicates", "predicates_truncated", "words_truncated", "qas", "copular_qas")
 
 
@@ -107,9 +111,8 @@ class FactlabQASemParser:
         self.role_matrix = matrix.to(self.device)
         self.counts: dict[str, int] = dict.fromkeys(COUNT_KEYS, 0)
         self._verb_pieces: dict[str, list[int]] = {}
-        # Added to the B and I logits against O, per predicate kind: > 0 tags more argument words.
-        # Tuned on validation data after training (train.tune_argument_bias); 0 = plain argmax.
-        self.argument_bias = {KIND_VERBAL: 0.0, KIND_NOMINAL: 0.0}
+        # Per predicate kind; tuned on validation data after training (train.py); default = plain argmax.
+        self.decoding = {KIND_VERBAL: SpanDecoding(), KIND_NOMINAL: SpanDecoding()}
 
     # ---- persistence -------------------------------------------------------------------
     @classmethod
@@ -126,8 +129,11 @@ class FactlabQASemParser:
         noun_verbs = json.loads((folder / NOUN_VERBS_FILE).read_text())
         parser = cls(network, vocabulary, noun_verbs, device=device, batch_size=batch_size, copular=copular)
         decoding = config.get("decoding", {})
-        parser.argument_bias = {KIND_VERBAL: float(decoding.get("argument_bias_verbal", 0.0)),
-                                KIND_NOMINAL: float(decoding.get("argument_bias_nominal", 0.0))}
+        for name, kind in DECODING_KINDS.items():
+            if name in decoding:
+                parser.decoding[kind] = SpanDecoding.from_json(decoding[name])
+            elif f"argument_bias_{name}" in decoding:  # parsers saved before span decoding had only this bias
+                parser.decoding[kind] = SpanDecoding(outside_bias=float(decoding[f"argument_bias_{name}"]))
         return parser
 
     def save(self, model_dir: str | Path, settings: Mapping[str, Any]) -> None:
@@ -135,7 +141,7 @@ class FactlabQASemParser:
         state = {name: tensor.detach().cpu().contiguous() for name, tensor in self.network.state_dict().items()}
         with atomic_path(folder / WEIGHTS_FILE) as tmp:
             save_file(state, str(tmp))
-        decoding = {"argument_bias_verbal": self.argument_bias[KIND_VERBAL], "argument_bias_nominal": self.argument_bias[KIND_NOMINAL]}
+        decoding = {name: self.decoding[kind].to_json() for name, kind in DECODING_KINDS.items()}
         write_json({"network": self.network.config.to_json(), "decoding": decoding, "settings": dict(settings)}, folder / CONFIG_FILE)
         write_json(self.vocabulary.to_json(), folder / TEMPLATES_FILE)
         write_json(self.noun_verbs, folder / NOUN_VERBS_FILE)
@@ -169,6 +175,51 @@ class FactlabQASemParser:
 
     def parse(self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None = None) -> list[SentenceParse]:
         """One SentenceParse per sentence; `predicates` per sentence, else detected."""
+        token_lists, docs, encoded, kept = self.prepare(sentences, predicates)
+        rows, row_items = self.argument_rows(encoded, kept)
+        content = [[is_content_word(token) for token in doc] for doc in docs]
+        parses = [SentenceParse(tokens=tokens) for tokens in token_lists]
+        with torch.inference_mode():
+            self.network.eval()
+            for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
+                items = [item for i in batch_rows for item in row_items[i]]
+                self.parse_batch(items, [rows[i] for i in batch_rows], parses, content)
+        for doc, parse in zip(docs, parses):
+            parse.qas.sort(key=lambda qa: (qa.predicate.index, qa.answer_start))  # batches come in length order
+            if self.copular:
+                extra = copular_qas(doc)
+                parse.qas.extend(extra)
+                self.counts["copular_qas"] += len(extra)
+        self.counts["sentences"] += len(token_lists)
+        return parses
+
+    def tag_predicates(
+        self, sentence_ids: Sequence[str], sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]]
+    ) -> dict[int, list[TaggedPredicate]]:
+        """B/I/O word probabilities of the given predicates, per predicate kind, undecoded (for
+        tuning the decoding: the network runs once, every setting decodes the same output)."""
+        if len(sentence_ids) != len(sentences):
+            raise DataError(f"{len(sentence_ids)} sentence ids for {len(sentences)} sentences", field="sentence_ids")
+        _, docs, encoded, kept = self.prepare(sentences, predicates)
+        rows, row_items = self.argument_rows(encoded, kept)
+        tagged: dict[int, list[TaggedPredicate]] = {KIND_VERBAL: [], KIND_NOMINAL: []}
+        with torch.inference_mode():
+            self.network.eval()
+            for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
+                items = [item for i in batch_rows for item in row_items[i]]
+                batch = make_batch([rows[i] for i in batch_rows]).to(self.device)
+                probabilities = self.word_probabilities(batch, [len(docs[sentence]) for sentence, _ in items])
+                for (sentence, predicate), word_probabilities in zip(items, probabilities):
+                    content = [is_content_word(token) for token in docs[sentence]]
+                    key = (sentence_ids[sentence], predicate.index)
+                    tagged[int(self.target(predicate).kind)].append(TaggedPredicate(key, word_probabilities, content))
+        return tagged
+
+    def prepare(
+        self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None
+    ) -> tuple[list[list[str]], list[Doc], list[EncodedSentence], list[list[Predicate]]]:
+        """Tokens, spaCy docs, encodings and the usable predicates (given, else detected) per
+        sentence; predicates past `max_seq_len` are counted and left out."""
         token_lists = checked_sentences(sentences)
         if predicates is not None and len(predicates) != len(token_lists):
             raise DataError(f"{len(predicates)} predicate lists for {len(token_lists)} sentences", field="predicates")
@@ -185,7 +236,12 @@ class FactlabQASemParser:
             self.counts["predicates"] += len(candidates)
             self.counts["predicates_truncated"] += len(candidates) - len(usable)
             kept.append(usable)
-        # Encoder rows and, per row, its (sentence, predicate) items in the order of make_batch's predicates.
+        return token_lists, docs, encoded, kept
+
+    def argument_rows(
+        self, encoded: list[EncodedSentence], kept: list[list[Predicate]]
+    ) -> tuple[list[Row], list[list[tuple[int, Predicate]]]]:
+        """Encoder rows and, per row, its (sentence, predicate) items in the order of make_batch's predicates."""
         rows: list[Row] = []
         row_items: list[list[tuple[int, Predicate]]] = []
         for number, predicates_here in enumerate(kept):
@@ -196,20 +252,22 @@ class FactlabQASemParser:
             elif predicates_here:
                 rows.append(sentence_row(encoded[number], None, [self.target(p) for p in predicates_here]))
                 row_items.append([(number, p) for p in predicates_here])
-        parses = [SentenceParse(tokens=tokens) for tokens in token_lists]
-        with torch.inference_mode():
-            self.network.eval()
-            for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
-                items = [item for i in batch_rows for item in row_items[i]]
-                self.parse_batch(items, [rows[i] for i in batch_rows], parses)
-        for doc, parse in zip(docs, parses):
-            parse.qas.sort(key=lambda qa: (qa.predicate.index, qa.answer_start))  # batches come in length order
-            if self.copular:
-                extra = copular_qas(doc)
-                parse.qas.extend(extra)
-                self.counts["copular_qas"] += len(extra)
-        self.counts["sentences"] += len(token_lists)
-        return parses
+        return rows, row_items
+
+    def word_probabilities(self, batch: Batch, lengths: Sequence[int], states: torch.Tensor | None = None) -> list[np.ndarray]:
+        """Per predicate of the batch: (n_words, 3) B/I/O probabilities; a word without pieces
+        (truncated) is certainly O."""
+        if states is None:
+            states = self.network.argument_states(self.network.word_states(batch), batch)
+        probabilities = self.network.bio(states).float().softmax(-1).cpu().numpy()
+        word_mask = batch.word_mask.cpu().numpy()
+        outside = np.eye(3, dtype=probabilities.dtype)[BIO_O]
+        result = []
+        for number, length in enumerate(lengths):
+            row = probabilities[number, :length].copy()
+            row[~word_mask[int(batch.pred_sentence[number]), :length]] = outside
+            result.append(row)
+        return result
 
     @staticmethod
     def target(predicate: Predicate) -> PredicateTarget:
@@ -218,22 +276,19 @@ class FactlabQASemParser:
     def argument_input(self, encoded: EncodedSentence, predicate: Predicate) -> Row:
         return argument_row(encoded, self.target(predicate), self.verb_pieces(predicate.verb_form), self.tokenizer.sep_token_id)
 
-    def parse_batch(self, items: list[tuple[int, Predicate]], rows: list[Row], parses: list[SentenceParse]) -> None:
-        """Arguments and questions for the predicates of `rows`; `items` = (sentence, predicate) of each."""
+    def parse_batch(
+        self, items: list[tuple[int, Predicate]], rows: list[Row], parses: list[SentenceParse], content: list[list[bool]]
+    ) -> None:
+        """Arguments and questions for the predicates of `rows`; `items` = (sentence, predicate) of
+        each; `content[sentence]`: which words are content words (decoding.py)."""
         batch = make_batch(rows).to(self.device)
         words = self.network.word_states(batch)
         states = self.network.argument_states(words, batch)
-        logits = self.network.bio(states)
-        bias = torch.tensor([self.argument_bias[int(kind)] for kind in batch.pred_kind.tolist()], device=logits.device)
-        logits[..., BIO_O] -= bias.unsqueeze(1)
-        tags = logits.argmax(-1).cpu()
-        word_mask = batch.word_mask.cpu()
+        probabilities = self.word_probabilities(batch, [len(parses[sentence].tokens) for sentence, _ in items], states)
         spans = []
-        for number, (sentence, _) in enumerate(items):
-            row_tags = tags[number, : len(parses[sentence].tokens)]
-            row = int(batch.pred_sentence[number])
-            row_tags[~word_mask[row, : len(row_tags)]] = BIO_O  # a word without pieces has no state
-            spans.extend((number, start, end) for start, end in bio_spans(row_tags.tolist()))
+        for number, ((sentence, predicate), word_probabilities) in enumerate(zip(items, probabilities)):
+            decoding = self.decoding[int(self.target(predicate).kind)]
+            spans.extend((number, start, end) for start, end in decode_spans(word_probabilities, content[sentence], decoding))
         if not spans:
             return
         span_pred, starts, ends = (torch.tensor(column, device=self.device) for column in zip(*spans))

@@ -7,9 +7,10 @@ only verbal data, and 7x smaller). Sentence mode: one encoder row per sentence; 
 `detection_sentences` sentences per epoch (model.py). Validation: QANom dev sentences that are not QA-SRL
 GS dev sentences (the two share 830), a seeded sample, scored after each epoch with gold
 predicates; and `verbal_validation_sentences` GS dev sentences held out of training (verbal
-validation). After training, each kind's B/I-vs-O decoding bias is chosen on its validation set
-(`tune_argument_bias`: GS-style verbal annotation is denser than QANom's, so one argmax does not
-suit both). QA-SRL GS test and QANom test are never read here.
+validation). After training, each kind's span decoding (decoding.py: biases, a confidence floor,
+no stop-word-only spans) is chosen on its validation set (`tune_decoding`: GS-style verbal
+annotation is denser than QANom's, so one argmax does not suit both). QA-SRL GS test and QANom
+test are never read here.
 
 Loss = detection + argument B/I/O + template cross-entropy (each a mean over labelled items).
 AdamW with two learning rates (encoder, heads), linear warm-up then linear decay, gradient
@@ -37,7 +38,8 @@ import torch
 from factlab.errors import FactlabError
 from factlab.models.encoder import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.analysis import analyse, is_noun_candidate, token_verb_lemma
-from factlab.models.qasem.benchmark import score_on_gold
+from factlab.models.qasem.benchmark import gold_arguments, gold_predicates, score_on_gold
+from factlab.models.qasem.decoding import tune_decoding
 from factlab.models.qasem.data import IGNORE, QANOM, QASRL_GS, GoldSentence, count_arguments, gold_sentences, unlabel_nouns
 from factlab.models.qasem.model import (
     KIND_NOMINAL,
@@ -80,7 +82,7 @@ class TrainSettings:
     max_train_sentences: int = 0  # 0 = all; else a seeded sample, each source in proportion
     validation_sentences: int = 300  # QANom dev sample (nominal validation); 0 = none
     verbal_validation_sentences: int = 100  # GS dev sentences held out of training (verbal validation); 0 = none
-    tune_argument_bias: bool = True  # after training, pick each kind's B/I-vs-O bias on its validation set
+    tune_decoding: bool = True  # after training, pick each kind's span decoding on its validation set
     log_every: int = 50  # steps between progress lines
 
     def __post_init__(self) -> None:
@@ -235,20 +237,14 @@ def validate(parser: FactlabQASemParser, data: TrainingData) -> dict[str, float]
     return scores
 
 
-BIAS_GRID = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
-
-
-def tune_argument_bias(parser: FactlabQASemParser, sentences: list[GoldSentence], kind: int) -> dict[str, Any]:
-    """The bias (BIAS_GRID) with the best UA-F1 on `sentences` (ties: the one nearest 0); sets it."""
-    results = []
-    for bias in BIAS_GRID:
-        parser.argument_bias[kind] = bias
-        counts, _ = score_on_gold(parser, sentences)
-        results.append({"bias": bias, "unlabeled_f1": counts.unlabeled_f1, "labeled_f1": counts.labeled_f1,
-                        "unlabeled_precision": counts.unlabeled_precision, "unlabeled_recall": counts.unlabeled_recall})
-    best = max(results, key=lambda result: (round(result["unlabeled_f1"], 6), -abs(result["bias"])))
-    parser.argument_bias[kind] = best["bias"]
-    return {"chosen": best["bias"], "grid": results}
+def tune_parser_decoding(parser: FactlabQASemParser, sentences: list[GoldSentence], kind: int) -> dict[str, Any]:
+    """Sets the decoding of `kind` to the DECODING_GRID setting with the best UA-F1 on the gold
+    predicates of that kind in `sentences` (the network runs once); returns the choice and the grid."""
+    tagged = parser.tag_predicates([s.sentence_id for s in sentences], [s.tokens for s in sentences],
+                                   [gold_predicates(s) for s in sentences])[kind]
+    chosen, grid = tune_decoding(tagged, gold_arguments(sentences))
+    parser.decoding[kind] = chosen
+    return {"chosen": chosen.to_json(), "grid": grid}
 
 
 def train_parser(data: TrainingData, settings: TrainSettings, device: str = "auto") -> tuple[FactlabQASemParser, dict[str, Any]]:
@@ -325,15 +321,15 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
         epochs.append(record)
     network.eval()
     tuning = {}
-    if settings.tune_argument_bias:
+    if settings.tune_decoding:
         for name, kind, held_out in (("nominal", KIND_NOMINAL, data.validation), ("verbal", KIND_VERBAL, data.verbal_validation)):
             if held_out:
-                tuning[name] = tune_argument_bias(parser, held_out, kind)
-                LOG.info("argument bias %s: %s", name, tuning[name]["chosen"])
+                tuning[name] = tune_parser_decoding(parser, held_out, kind)
+                LOG.info("decoding %s: %s", name, tuning[name]["chosen"])
     log = {
         "settings": asdict(settings),
         "epochs": epochs,
-        "argument_bias_tuning": tuning,
+        "decoding_tuning": tuning,
         "validation_tuned": validate(parser, data) if tuning else {},
         "counts": {**data.counts, **dict(counts), "train_sentences": len(sentences), "rows_per_epoch": len(fixed_rows) + n_detection,
                    "predicates_per_epoch": n_predicates},
