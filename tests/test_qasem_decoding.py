@@ -39,6 +39,9 @@ def test_each_knob_moves_the_spans_the_way_it_says() -> None:
     assert decode_spans(PROBABILITIES, CONTENT, SpanDecoding(min_confidence=0.86)) == [(1, 4), (4, 5)]
     # A span of stop words only goes; with the O bias "the" is such a span.
     assert decode_spans(PROBABILITIES, CONTENT, SpanDecoding(outside_bias=0.5, require_content_word=True)) == [(1, 4), (4, 5)]
+    # A cap keeps the most confident spans, in sentence order: "the" (.45) < (1, 4) (.8667) < (4, 5) (.9).
+    assert decode_spans(PROBABILITIES, CONTENT, SpanDecoding(outside_bias=0.5, max_arguments=2)) == [(1, 4), (4, 5)]
+    assert decode_spans(PROBABILITIES, CONTENT, SpanDecoding(outside_bias=0.5, max_arguments=1)) == [(4, 5)]
 
 
 def test_bad_shapes_are_errors() -> None:

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from factlab.data.registry import get_spec
+from factlab.errors import DataError
 from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
 from factlab.models.qasem.units import QA_COLUMNS, load_qasem_parser, qa_units, spacy_tokenizer
 
@@ -50,6 +51,30 @@ def test_qa_units_keys_and_counts(sentences):
     assert report["qas"] == len(qas) == 8 - report["sentences_without_qas"]
     assert set(qas["example_id"]) <= set(outputs["example_id"])
     assert (qas["answer_end"] >= qas["answer_start"]).all()
+
+
+class FailingParser(GoldAnswerParser):
+    """Fails on one real sentence (the batch containing it fails as a whole)."""
+
+    def __init__(self, bad_token: str) -> None:
+        super().__init__()
+        self.bad_token = bad_token
+
+    def parse(self, sentences):
+        if any(self.bad_token in tokens for tokens in sentences):
+            raise ValueError("cannot parse")
+        return super().parse(sentences)
+
+
+def test_a_sentence_the_parser_fails_on_is_named(sentences, tmp_path):
+    outputs = sentences[(sentences["side"] == "output") & (sentences["text"].str.strip() != "")]
+    bad = outputs.iloc[5]
+    bad_token = max(spacy_tokenizer()(bad.text), key=len)
+    with pytest.raises(DataError) as raised:
+        qa_units(sentences, FailingParser(bad_token), spacy_tokenizer(), "qags_xsum")
+    first_bad = next(r for r in outputs.itertuples() if bad_token in spacy_tokenizer()(r.text))
+    message = str(raised.value)
+    assert "benchmark qags_xsum" in message and first_bad.example_id in message and "output" in message
 
 
 def test_unknown_parser_kind_is_refused():

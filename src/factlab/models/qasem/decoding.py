@@ -2,14 +2,16 @@
 
 Plain argmax over B/I/O over-generates: the trained tagger leaves low-confidence fragments
 ("the", "of", "group of") and splits one argument into pieces ("various | translators |
-scholars") where B narrowly beats I. `SpanDecoding` holds four knobs, set per predicate kind
+scholars") where B narrowly beats I. `SpanDecoding` holds five knobs, set per predicate kind
 (verbal, nominal) because QA-SRL GS and QANom annotate at different densities:
 
 - `outside_bias`: subtracted from O's log-probability; > 0 tags more words as argument words;
 - `continue_bias`: added to I's log-probability; > 0 continues the open span rather than
   opening a new one at a B/I tie;
 - `min_confidence`: a span is kept when its words' mean P(not O) (unbiased) reaches it;
-- `require_content_word`: a span of stop words and punctuation only is dropped.
+- `require_content_word`: a span of stop words and punctuation only is dropped;
+- `max_arguments`: at most this many spans per predicate, the most confident (0: no cap); on
+  QANom dev, a predicate's third most confident span is right in 35% of cases, its fifth in 24%.
 
 `tune_decoding` picks them on held-out gold (train.py: after training, on each kind's
 validation set) from `DECODING_GRID`; the defaults are plain argmax.
@@ -37,6 +39,7 @@ class SpanDecoding:
     continue_bias: float = 0.0
     min_confidence: float = 0.0
     require_content_word: bool = False
+    max_arguments: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,9 +51,9 @@ class SpanDecoding:
 
 # Default first: ties go to the earliest (the simplest) setting.
 DECODING_GRID: tuple[SpanDecoding, ...] = tuple(
-    SpanDecoding(outside, continuation, confidence, content)
-    for content, confidence, continuation, outside in itertools.product(
-        (False, True), (0.0, 0.5, 0.55, 0.6, 0.65), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 1.5, 2.0)
+    SpanDecoding(outside, continuation, confidence, content, cap)
+    for cap, content, confidence, continuation, outside in itertools.product(
+        (0, 5, 4, 3), (False, True), (0.0, 0.5, 0.55, 0.6, 0.65), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 1.5, 2.0)
     )
 )
 
@@ -63,14 +66,17 @@ def decode_spans(probabilities: np.ndarray, content: Sequence[bool], decoding: S
     scores = np.log(probabilities + EPSILON)
     scores[:, BIO_O] -= decoding.outside_bias
     scores[:, BIO_I] += decoding.continue_bias
-    spans = []
+    kept: list[tuple[float, Span]] = []
     for start, end in bio_spans(scores.argmax(-1).tolist()):
-        if float(1.0 - probabilities[start:end, BIO_O].mean()) < decoding.min_confidence:
+        confidence = float(1.0 - probabilities[start:end, BIO_O].mean())
+        if confidence < decoding.min_confidence:
             continue
         if decoding.require_content_word and not any(content[start:end]):
             continue
-        spans.append((start, end))
-    return spans
+        kept.append((confidence, (start, end)))
+    if decoding.max_arguments:
+        kept = sorted(kept, key=lambda item: -item[0])[: decoding.max_arguments]  # stable: ties keep sentence order
+    return sorted(span for _, span in kept)
 
 
 @dataclass(frozen=True)

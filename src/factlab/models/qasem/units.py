@@ -57,7 +57,7 @@ def qa_units(
     try:
         parses = parser.parse(token_lists)
     except (ValueError, IndexError) as error:
-        raise DataError(f"QASem parser failed: {error}", file=f"benchmark {benchmark}") from error
+        raise unparseable_sentence(parser, token_lists, keys, benchmark, error) from error
     rows: list[tuple] = []
     without_qas = 0
     for (example_id, doc_id, sentence_index), parse in zip(keys, parses, strict=True):
@@ -85,6 +85,19 @@ def qa_units(
         "parser_counts": dict(parser_counts()) if parser_counts else {},
     }
     return frame, report
+
+
+def unparseable_sentence(
+    parser: QASemParser, token_lists: list[list[str]], keys: list[tuple[str, str, int]], benchmark: str, error: Exception
+) -> DataError:
+    """The error naming the first sentence the parser fails on alone (the batch failed as a whole)."""
+    for tokens, (example_id, _, sentence_index) in zip(token_lists, keys):
+        try:
+            parser.parse([tokens])
+        except (ValueError, IndexError) as own_error:
+            return DataError(f"QASem parser failed on output sentence {sentence_index}: {own_error}",
+                             file=f"benchmark {benchmark}", record=example_id, field="output")
+    return DataError(f"QASem parser failed on the batch, on no sentence alone: {error}", file=f"benchmark {benchmark}")
 
 
 def load_qasem_parser(
