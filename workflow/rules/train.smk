@@ -35,6 +35,8 @@ rule train_qasem_parser:
         settings=json.dumps(QASEM["train"], sort_keys=True),
         device=QASEM["device"],
     threads: QASEM["threads"]
+    # The longest job, and every preprocess_qas waits for it: start it before the preprocess jobs.
+    priority: 50
     resources:
         gpu=int(QASEM["device"] == "cuda"),
     benchmark:
