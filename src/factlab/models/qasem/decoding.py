@@ -26,10 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from factlab.models.qasem.evaluation import Argument, ArgumentCounts, PredicateKey, score_arguments
+from factlab.models.qasem.evaluation import Argument, ArgumentCounts, PredicateKey, Span, score_arguments
 from factlab.models.qasem.model import BIO_I, BIO_O, bio_spans
 
-Span = tuple[int, int]
 EPSILON = 1e-9
 
 

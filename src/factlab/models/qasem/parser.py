@@ -23,7 +23,7 @@ decoding settings and training settings), `templates.json` (templates.TemplateVo
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -175,15 +175,12 @@ class FactlabQASemParser:
 
     def parse(self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None = None) -> list[SentenceParse]:
         """One SentenceParse per sentence; `predicates` per sentence, else detected."""
-        token_lists, docs, encoded, kept = self.prepare(sentences, predicates)
-        rows, row_items = self.argument_rows(encoded, kept)
-        content = [[is_content_word(token) for token in doc] for doc in docs]
+        token_lists, docs, content, encoded, kept = self.prepare(sentences, predicates)
         parses = [SentenceParse(tokens=tokens) for tokens in token_lists]
         with torch.inference_mode():
             self.network.eval()
-            for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
-                items = [item for i in batch_rows for item in row_items[i]]
-                self.parse_batch(items, [rows[i] for i in batch_rows], parses, content)
+            for items, batch in self.argument_batches(encoded, kept):
+                self.parse_batch(items, batch, parses, content)
         for doc, parse in zip(docs, parses):
             parse.qas.sort(key=lambda qa: (qa.predicate.index, qa.answer_start))  # batches come in length order
             if self.copular:
@@ -200,26 +197,22 @@ class FactlabQASemParser:
         tuning the decoding: the network runs once, every setting decodes the same output)."""
         if len(sentence_ids) != len(sentences):
             raise DataError(f"{len(sentence_ids)} sentence ids for {len(sentences)} sentences", field="sentence_ids")
-        _, docs, encoded, kept = self.prepare(sentences, predicates)
-        rows, row_items = self.argument_rows(encoded, kept)
+        _, docs, content, encoded, kept = self.prepare(sentences, predicates)
         tagged: dict[int, list[TaggedPredicate]] = {KIND_VERBAL: [], KIND_NOMINAL: []}
         with torch.inference_mode():
             self.network.eval()
-            for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
-                items = [item for i in batch_rows for item in row_items[i]]
-                batch = make_batch([rows[i] for i in batch_rows]).to(self.device)
+            for items, batch in self.argument_batches(encoded, kept):
                 probabilities = self.word_probabilities(batch, [len(docs[sentence]) for sentence, _ in items])
                 for (sentence, predicate), word_probabilities in zip(items, probabilities):
-                    content = [is_content_word(token) for token in docs[sentence]]
                     key = (sentence_ids[sentence], predicate.index)
-                    tagged[int(self.target(predicate).kind)].append(TaggedPredicate(key, word_probabilities, content))
+                    tagged[self.kind(predicate)].append(TaggedPredicate(key, word_probabilities, content[sentence]))
         return tagged
 
     def prepare(
         self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None
-    ) -> tuple[list[list[str]], list[Doc], list[EncodedSentence], list[list[Predicate]]]:
-        """Tokens, spaCy docs, encodings and the usable predicates (given, else detected) per
-        sentence; predicates past `max_seq_len` are counted and left out."""
+    ) -> tuple[list[list[str]], list[Doc], list[list[bool]], list[EncodedSentence], list[list[Predicate]]]:
+        """Tokens, spaCy docs, content-word flags (decoding.py), encodings and the usable predicates
+        (given, else detected) per sentence; predicates past `max_seq_len` are counted and left out."""
         token_lists = checked_sentences(sentences)
         if predicates is not None and len(predicates) != len(token_lists):
             raise DataError(f"{len(predicates)} predicate lists for {len(token_lists)} sentences", field="predicates")
@@ -236,12 +229,14 @@ class FactlabQASemParser:
             self.counts["predicates"] += len(candidates)
             self.counts["predicates_truncated"] += len(candidates) - len(usable)
             kept.append(usable)
-        return token_lists, docs, encoded, kept
+        content = [[is_content_word(token) for token in doc] for doc in docs]
+        return token_lists, docs, content, encoded, kept
 
-    def argument_rows(
+    def argument_batches(
         self, encoded: list[EncodedSentence], kept: list[list[Predicate]]
-    ) -> tuple[list[Row], list[list[tuple[int, Predicate]]]]:
-        """Encoder rows and, per row, its (sentence, predicate) items in the order of make_batch's predicates."""
+    ) -> Iterator[tuple[list[tuple[int, Predicate]], Batch]]:
+        """Length-batched encoder rows for the predicates in `kept`, each batch on the device with
+        its (sentence, predicate) items in the order of make_batch's predicates."""
         rows: list[Row] = []
         row_items: list[list[tuple[int, Predicate]]] = []
         for number, predicates_here in enumerate(kept):
@@ -252,7 +247,9 @@ class FactlabQASemParser:
             elif predicates_here:
                 rows.append(sentence_row(encoded[number], None, [self.target(p) for p in predicates_here]))
                 row_items.append([(number, p) for p in predicates_here])
-        return rows, row_items
+        for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
+            items = [item for i in batch_rows for item in row_items[i]]
+            yield items, make_batch([rows[i] for i in batch_rows]).to(self.device)
 
     def word_probabilities(self, batch: Batch, lengths: Sequence[int], states: torch.Tensor | None = None) -> list[np.ndarray]:
         """Per predicate of the batch: (n_words, 3) B/I/O probabilities; a word without pieces
@@ -270,24 +267,27 @@ class FactlabQASemParser:
         return result
 
     @staticmethod
-    def target(predicate: Predicate) -> PredicateTarget:
-        return PredicateTarget(predicate.index, KIND_VERBAL if predicate.is_verbal else KIND_NOMINAL)
+    def kind(predicate: Predicate) -> int:
+        return KIND_VERBAL if predicate.is_verbal else KIND_NOMINAL
+
+    @classmethod
+    def target(cls, predicate: Predicate) -> PredicateTarget:
+        return PredicateTarget(predicate.index, cls.kind(predicate))
 
     def argument_input(self, encoded: EncodedSentence, predicate: Predicate) -> Row:
         return argument_row(encoded, self.target(predicate), self.verb_pieces(predicate.verb_form), self.tokenizer.sep_token_id)
 
     def parse_batch(
-        self, items: list[tuple[int, Predicate]], rows: list[Row], parses: list[SentenceParse], content: list[list[bool]]
+        self, items: list[tuple[int, Predicate]], batch: Batch, parses: list[SentenceParse], content: list[list[bool]]
     ) -> None:
-        """Arguments and questions for the predicates of `rows`; `items` = (sentence, predicate) of
+        """Arguments and questions for the predicates of `batch`; `items` = (sentence, predicate) of
         each; `content[sentence]`: which words are content words (decoding.py)."""
-        batch = make_batch(rows).to(self.device)
         words = self.network.word_states(batch)
         states = self.network.argument_states(words, batch)
         probabilities = self.word_probabilities(batch, [len(parses[sentence].tokens) for sentence, _ in items], states)
         spans = []
         for number, ((sentence, predicate), word_probabilities) in enumerate(zip(items, probabilities)):
-            decoding = self.decoding[int(self.target(predicate).kind)]
+            decoding = self.decoding[self.kind(predicate)]
             spans.extend((number, start, end) for start, end in decode_spans(word_probabilities, content[sentence], decoding))
         if not spans:
             return
