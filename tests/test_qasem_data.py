@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
@@ -16,9 +19,10 @@ from factlab.models.qasem.data import (
     QASRL_GS,
     count_arguments,
     gold_sentences,
+    merge_annotations,
     unlabel_nouns,
 )
-from factlab.models.qasem.train import noun_verb_lexicon
+from factlab.models.qasem.train import noun_verb_lexicon, with_qanom_dev
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +90,54 @@ def test_noun_verb_lexicon_from_qanom_train(qanom: pd.DataFrame) -> None:
     train = qanom[qanom["split"] == "train"]
     assert len(lexicon) == train["predicate"].str.lower().nunique()
     assert lexicon["orientation"] == "orientate"
+
+
+def test_merge_annotations_of_the_sentences_gs_and_qanom_share(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame) -> None:
+    gs_dev = {s.sentence_id: s for s in gold_sentences(qasrl_gs, QASRL_GS, "dev")[0]}
+    qanom_dev = gold_sentences(qanom, QANOM, "dev")[0]
+    shared = [(gs_dev[s.sentence_id], s) for s in qanom_dev if s.sentence_id in gs_dev]
+    counts: Counter[str] = Counter()
+    merged = [merge_annotations(verbal, nominal, counts) for verbal, nominal in shared]
+    assert len(merged) == 830  # QANom annotated 830 of the 1,000 GS dev sentences
+    assert counts["dropped_nominal_predicates_on_verbs"] == 0  # QANom candidates are nouns, GS predicates verbs
+    assert sum(not p.is_verbal for s in merged for p in s.predicates) == sum(len(n.predicates) for _, n in shared) == 1393
+    assert sum(p.is_verbal for s in merged for p in s.predicates) == sum(len(v.predicates) for v, _ in shared)
+    by_id = {s.sentence_id: s for s in merged}
+    # By hand: "Searches are presently suspended until morning ." -- GS: "suspended" (3) is a verb,
+    # every other token none; QANom: "Searches" (0) is an event noun (verb "search").
+    sentence = by_id["Wiki1k:wikinews:1823406:3:4"]
+    assert sentence.tokens == ["Searches", "are", "presently", "suspended", "until", "morning", "."]
+    assert sentence.detection == [DETECT_NOMINAL, DETECT_NONE, DETECT_NONE, DETECT_VERBAL, DETECT_NONE, DETECT_NONE, DETECT_NONE]
+    assert [(p.index, p.is_verbal, p.verb_form) for p in sentence.predicates] == [(0, False, "search"), (3, True, None)]
+    # QANom writes brackets as -LRB-/-RSB- (21 shared sentences); the merged sentence keeps GS's tokens.
+    assert sum(v.tokens != n.tokens for v, n in shared) == 21
+    assert all(s.tokens == gs_dev[s.sentence_id].tokens for s in merged)
+
+
+def test_merge_annotations_checks_it_is_one_sentence(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame) -> None:
+    verbal = gold_sentences(qasrl_gs, QASRL_GS, "dev")[0][0]
+    nominal = next(s for s in gold_sentences(qanom, QANOM, "dev")[0] if s.sentence_id == verbal.sentence_id)
+    with pytest.raises(DataError, match="tokens") as error:
+        merge_annotations(verbal, replace(nominal, tokens=nominal.tokens[:-1]), Counter())
+    assert error.value.record == verbal.sentence_id
+    clash = replace(nominal, predicates=[replace(nominal.predicates[0], index=verbal.predicates[0].index)])
+    counts: Counter[str] = Counter()
+    merged = merge_annotations(verbal, clash, counts)
+    assert counts["dropped_nominal_predicates_on_verbs"] == 1 and merged.predicates == verbal.predicates
+
+
+def test_qanom_dev_for_training_keeps_the_validation_out(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame) -> None:
+    gs_dev = gold_sentences(qasrl_gs, QASRL_GS, "dev")[0]
+    qanom_dev = gold_sentences(qanom, QANOM, "dev")[0]
+    gs_ids = {s.sentence_id for s in gs_dev}
+    outside = [s for s in qanom_dev if s.sentence_id not in gs_ids]
+    validation = {s.sentence_id for s in outside[::3]}
+    counts: dict[str, int] = {}
+    merged, alone = with_qanom_dev(gs_dev[:500], qanom_dev, gs_ids | validation, counts)
+    assert len(outside) == 1557 - 830 == 727  # QANom dev: 1,557 sentences (mirror README), 830 of them GS dev's
+    assert [s.sentence_id for s in merged] == [s.sentence_id for s in gs_dev[:500]]
+    assert len(alone) == 727 - len(validation) and not {s.sentence_id for s in alone} & (gs_ids | validation)
+    shared = [s for s in gs_dev[:500] if s.sentence_id in {n.sentence_id for n in qanom_dev}]
+    assert counts["qanom_dev_merged_sentences"] == len(shared)
+    nominal = sum(not p.is_verbal for s in merged for p in s.predicates)
+    assert counts["qanom_dev_merged_predicates"] == nominal > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
+import pandas as pd
 import pytest
 
 from factlab.errors import DataError
@@ -102,3 +103,17 @@ def test_covered_gold_by_hand() -> None:
     predicted = {("r", 2): [(0, 3), (20, 22)], ("r", 4): [(0, 2)]}
     # (0,3)~(0,2): both QAs with that span covered; (5,8) not; predicate 9 has no prediction.
     assert covered_gold(predicted, gold) == [True, True, False, False]
+
+
+def test_scores_table_puts_the_published_parser_beside() -> None:
+    from factlab.models.qasem.benchmark import scores_table
+
+    scores = pd.DataFrame({"dataset": ["qasrl_gs_test", "qanom_test", "custom"], "unlabeled_precision": [0.8, 0.5, 0.1],
+                           "unlabeled_recall": [0.6, 0.7, 0.2], "unlabeled_f1": [0.686, 0.583, 0.133], "labeled_f1": [0.5, 0.4, 0.1],
+                           "n_gold": [10, 20, 3], "n_pred": [8, 28, 6]})
+    detection = pd.DataFrame({"dataset": ["qanom_test", "qasrl_gs_test"], "f1": [0.75, 0.93]})
+    table = scores_table(scores, detection)
+    assert list(table["Test set"]) == ["QA-SRL GS test (verbal)", "QANom test (nominal)", "custom"]
+    assert list(table["Predicate F1"][:2]) == [0.93, 0.75] and pd.isna(table["Predicate F1"][2])  # matched by name, not order
+    assert list(table["T5-small UA-F1"][:2]) == [0.686, 0.592] and pd.isna(table["T5-small UA-F1"][2])
+    assert list(table["Predicted args"]) == [8, 28, 6]

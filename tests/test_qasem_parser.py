@@ -117,7 +117,11 @@ def test_encoder_layers_are_cut() -> None:
 
 def test_prepare_training_samples_both_sources(tiny_data: TrainingData) -> None:
     sources = {sentence.source for sentence in tiny_data.train}
-    assert sources == {"qasrl_gs", "qanom"} and len(tiny_data.train) == 8
+    # 8 sampled from GS dev + QANom train, and QANom dev in the same share as QANom train (at least 1).
+    assert sources == {"qasrl_gs", "qanom"} and len(tiny_data.train) == 8 + 1
+    assert tiny_data.counts["qanom_dev_train_sentences"] == 1
+    validation = {s.sentence_id for s in tiny_data.validation}
+    assert not validation & {s.sentence_id for s in tiny_data.train}  # the nominal validation does not train
     assert len(tiny_data.validation) == 4 and all(s.source == "qanom" for s in tiny_data.validation)
     assert len(tiny_data.verbal_validation) == 3 and all(s.source == "qasrl_gs" for s in tiny_data.verbal_validation)
     held_out = {s.sentence_id for s in tiny_data.verbal_validation}
@@ -227,8 +231,14 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     out = tmp_path / "eval"
     assert main(["models", "evaluate-qasem", "--model-dir", str(model), "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
                  "--consistency-responses", str(paths["qasem_consistency"]), "--consistency-qas", str(paths["qasem_consistency_qas"]),
-                 "--out-dir", str(out), "--max-sentences", "3", "--threads", "1", "--device", "cpu"]) == 0
+                 "--out-dir", str(out), "--max-sentences", "3", "--threads", "1", "--device", "cpu",
+                 "--out-md", str(out / "table.md"), "--out-tex", str(out / "table.tex")]) == 0
     scores = pd.read_csv(out / "scores.csv")
+    table = (out / "table.md").read_text().splitlines()
+    assert table[0].startswith("| Test set | UA-P |") and len(table) == 4  # header, rule, one row per test set
+    assert table[3].startswith("| QANom test (nominal) |") and table[3].endswith("| 0.592 |")  # published T5-small UA-F1
+    assert f"{scores['unlabeled_f1'].iloc[0]:.3f}" in table[2]
+    assert "\\label{tab:qasem-parser}" in (out / "table.tex").read_text()
     assert list(scores.columns) == SCORE_COLUMNS
     assert list(scores["dataset"]) == ["qasrl_gs_test", "qanom_test"]
     assert scores[SCORE_COLUMNS[1:5]].apply(lambda column: column.between(0, 1)).all().all()

@@ -43,6 +43,8 @@ def get_raw_dirs(wildcards):
 # Adapters import each other and the shared data code: all of it is an input of every build,
 # so that editing any of it reruns the builds (each takes seconds).
 DATA_CODE = sorted(str(path) for path in Path(factlab.data.__file__).parent.rglob("*.py"))
+# Markdown/LaTeX table writer: an input of every rule that writes a paper/tables file.
+TABLE_CODE = ["src/factlab/report/tables.py"]
 
 
 def get_local_files(wildcards):

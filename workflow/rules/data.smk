@@ -29,6 +29,7 @@ rule dataset_statistics:
     input:
         data=expand("results/data/{name}.parquet", name=BENCHMARKS),
         reports=expand("results/data/reports/{name}.json", name=BENCHMARKS),
+        code=TABLE_CODE,
     conda:
         CONDA_ENV
     log:

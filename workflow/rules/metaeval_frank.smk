@@ -129,7 +129,7 @@ rule tabulate_frank_baselines:
         tex="paper/tables/frank_baselines.tex",
     input:
         correlations=rules.correlate_frank_baselines.output.all,
-        code=METAEVAL_CODE + ["src/factlab/report/tables.py"],
+        code=METAEVAL_CODE + TABLE_CODE,
     params:
         subsets=FRANK_PARAMS["subsets"],
     conda:

@@ -4,7 +4,6 @@
 
 PUBLISHED_DIR = "results/metaeval"
 PUBLISHED_FIGURE_CODE = ["src/factlab/report/figures.py", "src/factlab/report/detection_figures.py"]
-PUBLISHED_TABLE_CODE = ["src/factlab/report/tables.py"]
 
 
 rule evaluate_screeneval_published:
@@ -84,7 +83,7 @@ rule evaluate_true_published:
         tex="paper/tables/true_published.tex",
     input:
         data="results/data/true_published.parquet",
-        code=METAEVAL_CODE + PUBLISHED_TABLE_CODE,
+        code=METAEVAL_CODE + TABLE_CODE,
     params:
         out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
         ece_bins=config["metaeval"]["ece_bins"],
@@ -110,7 +109,7 @@ rule summarise_qasem_consistency:
     input:
         responses="results/data/qasem_consistency.parquet",
         qas="results/data/qasem_consistency_qas.parquet",
-        code=METAEVAL_CODE + PUBLISHED_TABLE_CODE,
+        code=METAEVAL_CODE + TABLE_CODE,
     params:
         out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
     conda:
@@ -139,7 +138,7 @@ rule measure_annotator_agreement:
             "results/data/qags_xsum.parquet",
             "results/data/xsumfaith.parquet",
         ],
-        code=METAEVAL_CODE + PUBLISHED_TABLE_CODE,
+        code=METAEVAL_CODE + TABLE_CODE,
     params:
         out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
     conda:

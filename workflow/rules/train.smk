@@ -1,4 +1,4 @@
-# factlab's own QASem parser: trained offline on the mirrored gold data (QANom train + QA-SRL GS dev),
+# factlab's own QASem parser: trained offline on the mirrored gold data (QANom train and dev + QA-SRL GS dev),
 # evaluated on QA-SRL GS test and QANom test (UA/LA argument F1, gold predicates) and by its coverage of the
 # QASemConsistency gold QAs. Commands: `factlab models train-qasem|evaluate-qasem` (src/factlab/models/cli.py).
 import json
@@ -67,13 +67,19 @@ rule evaluate_qasem_parser:
         predictions_qasrl=f"{QASEM_EVAL_DIR}/predictions_qasrl_gs_test.parquet",
         predictions_qanom=f"{QASEM_EVAL_DIR}/predictions_qanom_test.parquet",
         metrics=f"{QASEM_EVAL_DIR}/metrics.json",
+        md=report(
+            "paper/tables/qasem_parser.md",
+            caption="../report/qasem_parser_table.rst",
+            category="qasem_parser",
+        ),
+        tex="paper/tables/qasem_parser.tex",
     input:
         **QASEM_MODEL,
         qasrl_gs="results/data/qasrl_gs.parquet",
         qanom="results/data/qanom.parquet",
         responses="results/data/qasem_consistency.parquet",
         qas="results/data/qasem_consistency_qas.parquet",
-        code=MODELS_CODE,
+        code=MODELS_CODE + TABLE_CODE,
     params:
         model_dir=lambda wildcards, input: str(Path(input.weights).parent),
         out_dir=lambda wildcards, output: str(Path(output.scores).parent),
@@ -93,6 +99,7 @@ rule evaluate_qasem_parser:
     shell:
         "factlab models evaluate-qasem --model-dir {params.model_dir} --qasrl-gs {input.qasrl_gs} --qanom {input.qanom} "
         "--consistency-responses {input.responses} --consistency-qas {input.qas} --out-dir {params.out_dir} "
+        "--out-md {output.md} --out-tex {output.tex} "
         "--iou-threshold {params.iou} --max-sentences {params.max_sentences} --batch-size {params.batch_size} "
         "--threads {threads} --device {params.device} > {log} 2>&1"
 

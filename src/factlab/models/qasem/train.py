@@ -2,7 +2,9 @@
 
 Training data: QANom train (nominal predicates, predicate-detection labels) and the QA-SRL gold
 standard's dev set (verbal predicates); GS sentences `qasrl_gs_repeats` times per epoch (GS is the
-only verbal data, and 7x smaller). Sentence mode: one encoder row per sentence; marker mode
+only verbal data, and 7x smaller). With `qanom_dev_training`, QANom dev trains too: its
+annotations of GS dev sentences are merged into them (one sentence, verbs and event nouns), and
+its other sentences, outside the nominal validation sample, join as they are. Sentence mode: one encoder row per sentence; marker mode
 (`predicate_marker`): one row per predicate plus detection rows for a fresh seeded sample of
 `detection_sentences` sentences per epoch (model.py). Validation: QANom dev sentences that are not QA-SRL
 GS dev sentences (the two share 830), a seeded sample, scored after each epoch with gold
@@ -40,7 +42,16 @@ from factlab.models.encoder import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.analysis import analyse, is_noun_candidate, token_verb_lemma
 from factlab.models.qasem.benchmark import gold_arguments, gold_predicates, score_on_gold
 from factlab.models.qasem.decoding import tune_decoding
-from factlab.models.qasem.data import IGNORE, QANOM, QASRL_GS, GoldSentence, count_arguments, gold_sentences, unlabel_nouns
+from factlab.models.qasem.data import (
+    IGNORE,
+    QANOM,
+    QASRL_GS,
+    GoldSentence,
+    count_arguments,
+    gold_sentences,
+    merge_annotations,
+    unlabel_nouns,
+)
 from factlab.models.qasem.model import (
     KIND_NOMINAL,
     KIND_VERBAL,
@@ -77,6 +88,7 @@ class TrainSettings:
     head_dim: int = 256
     head_layers: int = 2
     qasrl_gs_repeats: int = 2
+    qanom_dev_training: bool = True  # QANom dev trains too (on GS dev sentences merged with their verbal QAs), except the validation sample
     predicate_marker: bool = False  # marker mode: one encoder row per predicate (model.py)
     detection_sentences: int = 2000  # marker mode: detection rows per epoch, a fresh seeded sample each epoch
     max_train_sentences: int = 0  # 0 = all; else a seeded sample, each source in proportion
@@ -138,6 +150,7 @@ def prepare_training(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame, settings: Trai
     held_out = {id(sentence) for sentence in verbal_validation}
     gs_dev = [sentence for sentence in gs_dev if id(sentence) not in held_out]
     qanom_train, qanom_counts = gold_sentences(qanom, QANOM, "train")
+    n_qanom_train = len(qanom_train)
     total = len(gs_dev) + len(qanom_train)
     if settings.max_train_sentences and settings.max_train_sentences < total:
         n_gs = max(1, round(settings.max_train_sentences * len(gs_dev) / total))
@@ -147,19 +160,39 @@ def prepare_training(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame, settings: Trai
         unlabel_nouns(sentence, [is_noun_candidate(token) for token in doc])
         for predicate in sentence.predicates:
             predicate.verb_form = token_verb_lemma(doc[predicate.index])  # GS gives none; the parser does the same
-    validation: list[GoldSentence] = []
-    if settings.validation_sentences:
-        qanom_dev = [s for s in gold_sentences(qanom, QANOM, "dev")[0] if s.sentence_id not in gs_ids]
-        validation = sample(qanom_dev, settings.validation_sentences, rng)
-    counts = {
+    counts: dict[str, int] = {
         **{f"qasrl_gs_dev_{k}": v for k, v in count_arguments(gs_dev).items()},
         **{f"qanom_train_{k}": v for k, v in count_arguments(qanom_train).items()},
-        **{f"validation_{k}": v for k, v in count_arguments(validation).items()},
-        **{f"verbal_validation_{k}": v for k, v in count_arguments(verbal_validation).items()},
         "qanom_train_dropped_qas_on_non_verbal_predicate": qanom_counts["dropped_qas_on_non_verbal_predicate"],
         "qasrl_gs_dev_dropped_qas_on_non_verbal_predicate": gs_counts["dropped_qas_on_non_verbal_predicate"],
     }
-    return TrainingData(gs_dev * settings.qasrl_gs_repeats + qanom_train, validation, verbal_validation, noun_verb_lexicon(qanom), counts)
+    qanom_dev = gold_sentences(qanom, QANOM, "dev")[0] if settings.validation_sentences or settings.qanom_dev_training else []
+    validation = sample([s for s in qanom_dev if s.sentence_id not in gs_ids], settings.validation_sentences, rng) \
+        if settings.validation_sentences else []
+    qanom_dev_train: list[GoldSentence] = []
+    if settings.qanom_dev_training:
+        gs_dev, qanom_dev_train = with_qanom_dev(gs_dev, qanom_dev, gs_ids | {s.sentence_id for s in validation}, counts)
+        if settings.max_train_sentences:  # smoke runs: the same share of QANom dev as of QANom train
+            qanom_dev_train = sample(qanom_dev_train, max(1, round(len(qanom_dev_train) * len(qanom_train) / n_qanom_train)), rng)
+        counts.update({f"qanom_dev_train_{k}": v for k, v in count_arguments(qanom_dev_train).items()})
+    counts.update({f"validation_{k}": v for k, v in count_arguments(validation).items()})
+    counts.update({f"verbal_validation_{k}": v for k, v in count_arguments(verbal_validation).items()})
+    train = gs_dev * settings.qasrl_gs_repeats + qanom_train + qanom_dev_train
+    return TrainingData(train, validation, verbal_validation, noun_verb_lexicon(qanom), counts)
+
+
+def with_qanom_dev(
+    gs_dev: list[GoldSentence], qanom_dev: list[GoldSentence], not_alone: set[str], counts: dict[str, int]
+) -> tuple[list[GoldSentence], list[GoldSentence]]:
+    """QANom dev for training: merged into the GS dev sentences it annotates, and on its own for its
+    sentences outside `not_alone` (GS dev, incl. the verbal hold-out, and the nominal validation)."""
+    by_id = {sentence.sentence_id: sentence for sentence in qanom_dev}
+    merge_counts: Counter[str] = Counter()
+    merged = [merge_annotations(s, by_id[s.sentence_id], merge_counts) if s.sentence_id in by_id else s for s in gs_dev]
+    shared = [by_id[s.sentence_id] for s in gs_dev if s.sentence_id in by_id]
+    counts.update({f"qanom_dev_merged_{k}": v for k, v in count_arguments(shared).items()})
+    counts["qanom_dev_dropped_nominal_predicates_on_verbs"] = merge_counts["dropped_nominal_predicates_on_verbs"]
+    return merged, [s for s in qanom_dev if s.sentence_id not in not_alone]
 
 
 def training_targets(
