@@ -10,7 +10,7 @@ labels per token:
   (QANom annotates no verbs).
 Predicates of QANom are its `is_verbal` candidates (with or without QAs: a predicate without QAs
 teaches "no argument"). The splits are the table's; which split trains and which evaluates is the
-caller's choice (factlab trains on QANom train + GS dev, evaluates on GS test + QANom test).
+caller's choice (factlab trains on QANom train and dev + GS dev, evaluates on GS test + QANom test).
 QANom annotated event nouns on GS's sentences (830 of the 1,000 GS dev sentences are QANom dev
 sentences): `merge_annotations` puts both annotations of one sentence together.
 """

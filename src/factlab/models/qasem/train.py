@@ -4,13 +4,14 @@ Training data: QANom train (nominal predicates, predicate-detection labels) and 
 standard's dev set (verbal predicates); GS sentences `qasrl_gs_repeats` times per epoch (GS is the
 only verbal data, and 7x smaller). With `qanom_dev_training`, QANom dev trains too: its
 annotations of GS dev sentences are merged into them (one sentence, verbs and event nouns), and
-its other sentences, outside the nominal validation sample, join as they are. Sentence mode: one encoder row per sentence; marker mode
-(`predicate_marker`): one row per predicate plus detection rows for a fresh seeded sample of
-`detection_sentences` sentences per epoch (model.py). Validation: QANom dev sentences that are not QA-SRL
-GS dev sentences (the two share 830), a seeded sample, scored after each epoch with gold
-predicates; and `verbal_validation_sentences` GS dev sentences held out of training (verbal
-validation). After training, each kind's span decoding (decoding.py: biases, a confidence floor,
-no stop-word-only spans) is chosen on its validation set (`tune_decoding`: GS-style verbal
+its other sentences, outside the nominal validation sample, join as they are.
+Sentence mode: one encoder row per sentence; marker mode (`predicate_marker`): one row per
+predicate plus detection rows for a fresh seeded sample of `detection_sentences` sentences per
+epoch (model.py). Validation: QANom dev sentences that are not QA-SRL GS dev sentences (the two
+share 830), a seeded sample, scored after each epoch with gold predicates; and
+`verbal_validation_sentences` GS dev sentences held out of training (verbal validation). After
+training, each kind's span decoding (decoding.py: biases, a confidence floor, no stop-word-only
+spans) is chosen on its validation set (`tune_decoding`: GS-style verbal
 annotation is denser than QANom's, so one argmax does not suit both). QA-SRL GS test and QANom
 test are never read here.
 
