@@ -5,7 +5,7 @@
 - `evaluate-qasem`: QA-SRL GS test and QANom test with gold predicates -> `scores.csv` (UA/LA as
   fractions 0-1), predicate detection, the predicted QAs, and coverage of the QASemConsistency
   gold QAs -> `consistency_coverage.csv`; `metrics.json` with the headline numbers; the paper table
-  (`--out-md`, `--out-tex`).
+  (`--out-md`, `--out-tex`, both required as in every table command).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pandas as pd
 
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_parquet, write_text
-from factlab.report.tables import to_latex, to_markdown
+from factlab.report.tables import write_tables
 
 LOG = logging.getLogger(__name__)
 SCORE_COLUMNS = ["dataset", "unlabeled_precision", "unlabeled_recall", "unlabeled_f1", "labeled_f1", "n_gold", "n_pred"]
@@ -48,8 +48,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     evaluate.add_argument("--consistency-responses", required=True, help="results/data/qasem_consistency.parquet")
     evaluate.add_argument("--consistency-qas", required=True, help="results/data/qasem_consistency_qas.parquet")
     evaluate.add_argument("--out-dir", required=True)
-    evaluate.add_argument("--out-md", help="paper table of the test-set scores (Markdown)")
-    evaluate.add_argument("--out-tex", help="the same table in LaTeX")
+    evaluate.add_argument("--out-md", required=True, help="paper table of the test-set scores (Markdown)")
+    evaluate.add_argument("--out-tex", required=True, help="the same table in LaTeX")
     evaluate.add_argument("--iou-threshold", type=float, default=0.3)
     evaluate.add_argument("--max-sentences", type=int, default=0, help="first n sentences per set (0 = all; smoke runs)")
     evaluate.add_argument("--batch-size", type=int, default=32)
@@ -145,15 +145,15 @@ def run_evaluate(args: argparse.Namespace) -> None:
     write_text(scores.to_csv(index=False), out / "scores.csv")
     detection_frame = pd.DataFrame(detection)
     write_text(detection_frame.to_csv(index=False), out / "predicate_detection.csv")
-    if args.out_md or args.out_tex:
-        table = scores_table(scores, detection_frame)
-        caption = (f"factlab's QASem parser (MiniLM, trained offline) on the held-out test sets, gold predicates: argument "
-                   f"precision, recall and F1 at token IOU $\\geq$ {args.iou_threshold:g} (UA; LA: the question's role matches "
-                   f"too), predicate detection F1, and the published T5-small QASem parser's UA-F1.")
-        if args.out_md:
-            write_text(to_markdown(table), args.out_md)
-        if args.out_tex:
-            write_text(to_latex(table, caption, "tab:qasem-parser"), args.out_tex)
+    write_tables(
+        scores_table(scores, detection_frame),
+        args.out_md,
+        args.out_tex,
+        caption=f"factlab's QASem parser (MiniLM, trained offline) on the held-out test sets, gold predicates: argument "
+        f"precision, recall and F1 at token IOU $\\geq$ {args.iou_threshold:g} (UA; LA: the question's role matches "
+        f"too), predicate detection F1, and the published T5-small QASem parser's UA-F1.",
+        label="tab:qasem-parser",
+    )
 
     responses = pd.read_parquet(args.consistency_responses)
     qas = pd.read_parquet(args.consistency_qas)
