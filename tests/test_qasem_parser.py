@@ -200,6 +200,22 @@ def test_marker_mode_trains_saves_and_parses(tiny_data: TrainingData, tmp_path: 
     assert [[qa.question for qa in p.qas] for p in loaded.parse(sentences)] == [[qa.question for qa in p.qas] for p in parser.parse(sentences)]
 
 
+@pytest.mark.slow
+def test_template_loss_weight_zero_leaves_the_template_head_untrained(tiny_data: TrainingData) -> None:
+    """With weight 0 (and no weight decay) the template head keeps its seeded initial weights
+    however long it trains, while the span head learns; at weight 1 the template head learns too."""
+    def trained(epochs: int, weight: float) -> dict[str, torch.Tensor]:
+        settings = TrainSettings(epochs=epochs, batch_sentences=8, weight_decay=0.0, template_loss_weight=weight,
+                                 tune_decoding=False, validation_sentences=4, qasrl_gs_repeats=1, **TINY)
+        return {name: value.clone() for name, value in train_parser(tiny_data, settings, device="cpu")[0].network.state_dict().items()}
+
+    one, two, learning = trained(1, 0.0), trained(2, 0.0), trained(2, 1.0)
+    template = [name for name in one if name.startswith("template.")]
+    assert template and all(torch.equal(one[name], two[name]) for name in template)
+    assert not torch.equal(one["bio.weight"], two["bio.weight"])
+    assert not all(torch.equal(two[name], learning[name]) for name in template)
+
+
 def test_params_yaml_sets_every_training_setting() -> None:
     """params.yaml `qasem.train` is passed to TrainSettings as is: the keys must be its fields."""
     params = yaml.safe_load((Path(__file__).resolve().parents[1] / "params.yaml").read_text())
@@ -212,6 +228,8 @@ def test_invalid_settings_are_errors() -> None:
         TrainSettings(epochs=0)
     with pytest.raises(FactlabError):
         TrainSettings(warmup_fraction=1.0)
+    with pytest.raises(FactlabError, match="template_loss_weight"):
+        TrainSettings(template_loss_weight=-0.1)
 
 
 @pytest.mark.slow

@@ -82,6 +82,7 @@ class TrainSettings:
     weight_decay: float = 0.01
     warmup_fraction: float = 0.06
     grad_clip: float = 1.0
+    template_loss_weight: float = 1.0  # weight of the question-template loss beside the detection and argument losses
     seed: int = 2022
     min_template_count: int = 3
     encoder_layers: int = 6
@@ -103,7 +104,7 @@ class TrainSettings:
                     "head_layers", "qasrl_gs_repeats", "log_every")
         bad = [name for name in positive if getattr(self, name) < 1]
         bad += [name for name in ("detection_sentences", "max_train_sentences", "validation_sentences", "verbal_validation_sentences",
-                                  "weight_decay", "grad_clip") if getattr(self, name) < 0]
+                                  "weight_decay", "grad_clip", "template_loss_weight") if getattr(self, name) < 0]
         if not 0 <= self.warmup_fraction < 1:
             bad.append("warmup_fraction")
         if bad:
@@ -336,7 +337,7 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
         for step, indices in enumerate(batches, start=1):
             batch = make_batch([rows_this_epoch[i] for i in indices])
             losses = network.losses(batch.to(target_device))
-            loss = losses["detection"] + losses["arguments"] + losses["templates"]
+            loss = losses["detection"] + losses["arguments"] + settings.template_loss_weight * losses["templates"]
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in network.parameters() if p.requires_grad], settings.grad_clip)
