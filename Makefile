@@ -21,11 +21,18 @@ lint: install
 	snakemake --lint
 	snakemake -n --quiet
 
-# The whole DAG on small real subsets, then a dry run that must find nothing left to do.
+# The whole DAG on small real subsets, then a dry run that must find nothing left to do. It runs in
+# its own directory (.smoke/, the sources linked in) so that it never replaces the real run's
+# results/, models or paper/ tables.
+SMOKE_DIR := .smoke
+SMOKE_LINKS := Snakefile workflow params.yaml config src resources
+
 smoke: install mirror
-	snakemake --cores 2 --configfile config/smoke.yaml
-	snakemake -n --configfile config/smoke.yaml | tee .snakemake/smoke-dry-run.txt
-	grep -q "Nothing to be done" .snakemake/smoke-dry-run.txt
+	mkdir -p $(SMOKE_DIR)
+	for path in $(SMOKE_LINKS); do ln -sfn ../$$path $(SMOKE_DIR)/$$path; done
+	cd $(SMOKE_DIR) && snakemake --cores 2 --configfile config/smoke.yaml
+	cd $(SMOKE_DIR) && snakemake -n --configfile config/smoke.yaml | tee .snakemake/smoke-dry-run.txt
+	grep -q "Nothing to be done" $(SMOKE_DIR)/.snakemake/smoke-dry-run.txt
 
 # DVC drives the same rules: after `dvc repro` of the data stages, `dvc status` must be clean.
 dvc-check: install mirror
