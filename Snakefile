@@ -1,4 +1,4 @@
-# factlab: download -> data -> (preprocess -> train -> score) -> metaeval -> paper
+# factlab: download -> data -> preprocess -> train -> (score) -> metaeval -> paper
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -12,8 +12,7 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/train.smk"
-include: "workflow/rules/metaeval_frank.smk"
-include: "workflow/rules/metaeval_published.smk"
+include: "workflow/rules/metaeval.smk"
 include: "workflow/rules/paper.smk"
 
 
@@ -22,6 +21,7 @@ rule all:
     input:
         rules.data.input,
         rules.preprocess.input,
-        QAS_OUTPUTS,
-        QASEM_OUTPUTS,
+        rules.qas.input,
+        rules.train.input,
+        rules.metaeval.input,
         rules.paper.input,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from factlab.data.manifest import ManifestEntry, RawFiles, load_manifest
+from factlab.download.manifest import ManifestEntry, RawFiles, load_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST_PATH = ROOT / "config" / "data_manifest.tsv"

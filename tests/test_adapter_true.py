@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from factlab.data.adapters.true import MIRRORED_SETS, SPECS, adapt_true
-from factlab.data.manifest import RawFiles
+from factlab.download.manifest import RawFiles
 from factlab.data.schema import validate_benchmark
 from factlab.errors import DataError
 from known_counts import TRUE_COUNTS

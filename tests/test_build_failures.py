@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from factlab.data.manifest import entries_for
+from factlab.download.manifest import entries_for
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def run_build(name: str, raw_dir: Path, out_dir: Path, manifest: Path, custom: dict | None = None):
     return subprocess.run(
         [sys.executable, "-m", "factlab", "data", "build", name, "--manifest", str(manifest),
-         "--raw-dir", str(raw_dir), "--out", str(out_dir / f"{name}.parquet"),
+         "--download-dir", str(raw_dir), "--out", str(out_dir / f"{name}.parquet"),
          "--report", str(out_dir / "reports" / f"{name}.json"), "--custom-json", json.dumps(custom or {})],
         capture_output=True, text=True,
     )

@@ -10,8 +10,8 @@ import urllib.request
 
 import pytest
 
-from factlab.data.download import fetch
-from factlab.data.manifest import entries_for, load_manifest, local_path
+from factlab.download.fetch import fetch
+from factlab.download.manifest import entries_for, load_manifest, local_path
 from factlab.errors import DownloadError
 from factlab.io import sha256_file
 
@@ -68,8 +68,8 @@ def test_cli_exits_nonzero_with_message(tmp_path):
         f"tiny\thttps://raw.githubusercontent.com/o/r/{'a' * 40}/missing.txt\t{'1' * 64}\t3\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "factlab", "data", "download", "tiny", "--manifest", str(manifest),
-         "--raw-dir", str(tmp_path / "raw"), "--mirror", str(tmp_path), "--no-allow-network"],
+        [sys.executable, "-m", "factlab", "download", "tiny", "--manifest", str(manifest),
+         "--download-dir", str(tmp_path / "raw"), "--mirror", str(tmp_path), "--no-allow-network"],
         capture_output=True, text=True,
     )
     assert result.returncode != 0

@@ -12,9 +12,9 @@ from transformers import AutoTokenizer
 
 from factlab.data.registry import get_spec
 from factlab.errors import DataError
-from factlab.text.chunking import alignscore_chunks
+from factlab.preprocess.chunking import alignscore_chunks
 from factlab.cli import main
-from factlab.text.preprocess import (
+from factlab.preprocess.benchmark import (
     CHUNK_COLUMNS,
     POLICIES,
     SENTENCE_COLUMNS,
@@ -27,7 +27,7 @@ from factlab.text.preprocess import (
     select_examples,
     sentence_units,
 )
-from factlab.text.sentences import split_sentences
+from factlab.preprocess.sentences import split_sentences
 
 # A sentence without a verb, from the real article of qags_xsum-d0030.
 VERBLESS = "My condolences to rio, their children and the family."

@@ -62,7 +62,9 @@ def test_cli_writes_table_and_metrics(frames, tmp_path):
         paths.append(str(path))
     out, md, tex = tmp_path / "out", tmp_path / "a.md", tmp_path / "a.tex"
     args = ["metaeval", "annotator-agreement", "--data", *paths, "--out-dir", str(out)]
-    assert main([*args, "--out-md", str(md), "--out-tex", str(tex)]) == 0
+    assert main(args) == 0
     written = pd.read_csv(out / "agreement.csv")
+    table = ["paper", "agreement-table", "--agreement", str(out / "agreement.csv")]
+    assert main([*table, "--out-md", str(md), "--out-tex", str(tex)]) == 0
     assert written["dataset"].tolist() == list(DATASETS) and (out / "metrics.json").is_file()
     assert "\\label{tab:agreement}" in tex.read_text() and md.read_text().startswith("| dataset |")

@@ -20,6 +20,8 @@ from factlab.cli import main
 from factlab.data.adapters.frank import BASELINE_METRICS, adapt_frank, adapt_frank_baselines
 from factlab.errors import DataError
 from factlab.metaeval.published import frank as published
+from factlab.paper import captions
+from factlab.paper.frank import frank_layout
 
 SOME_METRICS = ["FactCC", "Dep Entail", "BertScore P Art"]  # Dep Entail has 83 missing scores
 
@@ -185,13 +187,13 @@ def test_ablation_is_correlation_with_factuality_minus_with_flipped(joined):
 
 
 def test_table_has_frank_layout_and_marks_significance(correlations):
-    table = published.frank_table(correlations, ["all", "cnndm", "xsum"])
+    table = frank_layout(correlations, ["all", "cnndm", "xsum"])
     assert table.shape == (15, 7)
     assert list(table.columns.get_level_values(0).unique()) == ["Metric", "All data", "CNN/DM", "XSum"]
     rows = table.set_index(("Metric", ""))
     assert rows.loc["FactCC", ("All data", "Pearson")] == "0.20*"
     assert not rows.loc["FEQA", ("All data", "Pearson")].endswith("*")  # p = 0.83
-    assert "variant \\texttt{ranked}" in published.table_caption("ranked")
+    assert "variant \\texttt{ranked}" in captions.frank_baselines("ranked")
 
 
 def test_unknown_subset_or_split_is_a_data_error(joined):
@@ -215,16 +217,21 @@ def test_commands_end_to_end(tmp_path, labels, scores):
          "--out-matrix", f"{out}/metric_matrix.csv"],
         ["frank-ablation", *inputs, "--subsets", "all", "--variant", "frank", "--out", f"{out}/ablation.csv",
          "--flips", "Flip_Semantic_Frame_Errors", "Flip_Discourse_Errors", "Flip_Content_Verifiability_Errors"],
-        ["frank-plot-williams", "--williams", f"{out}/williams.csv", "--correlations", f"{out}/correlations.csv",
-         "--out", f"{out}/williams.png", "--out-matrix", f"{out}/matrix.png"],
-        ["frank-plot-ablation", "--ablation", f"{out}/ablation.csv", "--correlations", f"{out}/correlations.csv",
-         "--out", f"{out}/ablation.png"],
-        ["frank-table", "--correlations", f"{out}/correlations.csv", "--out-md", f"{out}/t.md", "--out-tex", f"{out}/t.tex"],
         ["frank-summary", "--correlations", f"{out}/correlations.csv", "--williams", f"{out}/williams.csv",
          "--out", f"{out}/metrics.json"],
+    ]
+    paper_commands = [
+        ["frank-williams-figure", "--williams", f"{out}/williams.csv", "--correlations", f"{out}/correlations.csv",
+         "--out", f"{out}/williams.png", "--out-matrix", f"{out}/matrix.png"],
+        ["frank-ablation-figure", "--ablation", f"{out}/ablation.csv", "--correlations", f"{out}/correlations.csv",
+         "--out", f"{out}/ablation.png"],
+        ["frank-table", "--correlations", f"{out}/correlations.csv", "--subsets", "all", "cnndm", "xsum",
+         "--out-md", f"{out}/t.md", "--out-tex", f"{out}/t.tex"],
     ]  # fmt: skip
     for command in commands:
         assert main(["metaeval", *command]) == 0, command
+    for command in paper_commands:
+        assert main(["paper", *command]) == 0, command
     correlations = pd.read_csv(out / "correlations.csv")
     assert list(correlations.columns) == [*published.CORRELATION_COLUMNS, *published.CI_COLUMNS]
     assert correlations["metric"].tolist()[:3] == SOME_METRICS and len(correlations) == 9

@@ -75,7 +75,9 @@ def test_cli_writes_statistics_table_and_metrics(responses, qas, tmp_path):
     qas.to_parquet(qas_path)
     out, md, tex = tmp_path / "out", tmp_path / "q.md", tmp_path / "q.tex"
     args = ["metaeval", "qasem-consistency", "--responses", str(responses_path), "--qas", str(qas_path)]
-    assert main([*args, "--out-dir", str(out), "--out-md", str(md), "--out-tex", str(tex)]) == 0
+    assert main([*args, "--out-dir", str(out)]) == 0
     assert pd.read_csv(out / "statistics.csv").columns.tolist() == STATISTICS_COLUMNS
+    table = ["paper", "qasem-consistency-table", "--statistics", str(out / "statistics.csv")]
+    assert main([*table, "--out-md", str(md), "--out-tex", str(tex)]) == 0
     assert (out / "metrics.json").is_file() and md.read_text().count("\n") == 5  # header, rule, 3 tasks
     assert "\\label{tab:qasem-consistency}" in tex.read_text()

@@ -145,8 +145,8 @@ def test_cli_writes_every_output(frame, tmp_path):
     assert list(pd.read_csv(out / "chunk_size.csv").columns) == ["chunk_size", "roc_auc", "runtime_s"]
     assert pd.read_csv(out / "split.csv").columns.tolist() == ["item_set", "example_index", "label", "split"]
     figure = tmp_path / "chunk.png"
-    assert main(["metaeval", "screeneval-chunk-size-figure", "--table", str(out / "chunk_size.csv"), "--out", str(figure)]) == 0
+    assert main(["paper", "screeneval-chunk-size-figure", "--table", str(out / "chunk_size.csv"), "--out", str(figure)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
     figure = tmp_path / "reliability.png"
-    assert main(["metaeval", "screeneval-reliability-figure", "--table", str(out / "reliability.csv"), "--out", str(figure)]) == 0
+    assert main(["paper", "screeneval-reliability-figure", "--table", str(out / "reliability.csv"), "--out", str(figure)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"

@@ -14,9 +14,9 @@ from factlab.metaeval.published.true_published import (
     MEAN_8,
     MEAN_ALL,
     detection_table,
-    paper_table,
     published_comparison,
 )
+from factlab.paper.true_published import true_published_layout
 from known_counts import TRUE_COUNTS
 
 ECE_BINS = 15
@@ -72,7 +72,7 @@ def test_ece_defined_only_inside_unit_interval_and_minmax_matches_scale(frame, d
 
 
 def test_paper_table_rows_and_means(detection):
-    table = paper_table(detection, ece_bins=ECE_BINS).set_index("set")
+    table = true_published_layout(detection, ece_bins=ECE_BINS).set_index("set")
     assert len(table) == 13 and table.index[-2:].tolist() == [MEAN_ALL, MEAN_8]
     auc = detection.set_index(["metric", "dataset"])["roc_auc"]
     assert table.loc["frank", "AUC summac_conv"] == f"{100 * auc['summac_conv', 'frank']:.1f}"
@@ -95,7 +95,9 @@ def test_cli_writes_csv_tables_and_metrics(frame, tmp_path):
     frame[frame["dataset"].isin(["qags_cnndm", "qags_xsum", "frank"])].to_parquet(data)
     out, md, tex = tmp_path / "out", tmp_path / "true.md", tmp_path / "true.tex"
     args = ["metaeval", "true-published", "--data", str(data), "--out-dir", str(out)]
-    assert main([*args, "--out-md", str(md), "--out-tex", str(tex), "--ece-bins", "15"]) == 0
+    assert main([*args, "--ece-bins", "15"]) == 0
     assert {"detection.csv", "published_comparison.csv", "metrics.json"} <= {p.name for p in out.iterdir()}
     assert len(pd.read_csv(out / "detection.csv")) == 12
+    table = ["paper", "true-published-table", "--detection", str(out / "detection.csv"), "--ece-bins", "15"]
+    assert main([*table, "--out-md", str(md), "--out-tex", str(tex)]) == 0
     assert md.read_text().startswith("| set |") and "\\label{tab:true-published}" in tex.read_text()

@@ -22,7 +22,7 @@ from factlab.models.qasem.data import (
     merge_annotations,
     unlabel_nouns,
 )
-from factlab.models.qasem.train import noun_verb_lexicon, with_qanom_dev
+from factlab.train.qasem import noun_verb_lexicon, with_qanom_dev
 
 
 @pytest.fixture(scope="module")

@@ -106,7 +106,7 @@ def test_covered_gold_by_hand() -> None:
 
 
 def test_scores_table_puts_the_published_parser_beside() -> None:
-    from factlab.models.qasem.benchmark import scores_table
+    from factlab.paper.qasem_parser import qasem_parser_layout as scores_table
 
     scores = pd.DataFrame({"dataset": ["qasrl_gs_test", "qanom_test", "custom"], "unlabeled_precision": [0.8, 0.5, 0.1],
                            "unlabeled_recall": [0.6, 0.7, 0.2], "unlabeled_f1": [0.686, 0.583, 0.133], "labeled_f1": [0.5, 0.4, 0.1],

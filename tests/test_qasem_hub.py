@@ -26,12 +26,11 @@ from factlab.models.qasem.hub import (
     HubQASemParser,
     Seq2SeqPreprocessing,
     detect_predicates,
-    event_noun_verb,
     format_prompt,
     locate_answer,
     parse_generation,
-    verb_lemmas,
 )
+from factlab.models.qasem.lexicon import event_noun_verb, verb_lemmas
 from factlab.models.qasem.types import Predicate, QAPair
 
 N_EXTRA_IDS = 16  # covers every marker of both formats (<extra_id_0> … <extra_id_12>)

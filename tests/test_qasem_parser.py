@@ -20,8 +20,8 @@ from factlab.data.registry import get_spec
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.cli import main
-from factlab.models.cli import SCORE_COLUMNS
-from factlab.models.encoder import load_encoder, load_tokenizer, select_device
+from factlab.metaeval.qasem_parser import SCORE_COLUMNS
+from factlab.runtime import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.benchmark import score_on_gold
 from factlab.models.qasem.data import IGNORE
 from factlab.models.qasem.decoding import DECODING_GRID, SpanDecoding
@@ -39,7 +39,7 @@ from factlab.models.qasem.model import (
 )
 from factlab.models.qasem.parser import FactlabQASemParser
 from factlab.models.qasem.templates import semantic_role
-from factlab.models.qasem.train import TrainSettings, TrainingData, prepare_training, train_parser
+from factlab.train.qasem import TrainSettings, TrainingData, prepare_training, train_parser
 from factlab.models.qasem.types import Predicate
 
 TINY = {"encoder_layers": 1, "head_dim": 32, "head_layers": 1, "min_template_count": 1, "log_every": 1, "seed": 3,
@@ -240,17 +240,19 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
         write_parquet(frame, paths[name])
     settings = json.dumps({"epochs": 1, "max_train_sentences": 6, "validation_sentences": 2, **TINY})
     model = tmp_path / "model"
-    assert main(["models", "train-qasem", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+    assert main(["train", "qasem-parser", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
                  "--out-dir", str(model), "--settings", settings, "--threads", "1", "--device", "cpu"]) == 0
     assert {"model.safetensors", "config.json", "templates.json", "noun_verbs.json", "training_log.json", "metrics.json"} <= \
            {p.name for p in model.iterdir()}
     assert json.loads((model / "metrics.json").read_text())["epochs"] == 1
 
     out = tmp_path / "eval"
-    assert main(["models", "evaluate-qasem", "--model-dir", str(model), "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+    assert main(["metaeval", "qasem-parser", "--model-dir", str(model), "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
                  "--consistency-responses", str(paths["qasem_consistency"]), "--consistency-qas", str(paths["qasem_consistency_qas"]),
-                 "--out-dir", str(out), "--max-sentences", "3", "--threads", "1", "--device", "cpu",
-                 "--out-md", str(out / "table.md"), "--out-tex", str(out / "table.tex")]) == 0
+                 "--out-dir", str(out), "--iou-threshold", "0.3", "--max-sentences", "3", "--batch-size", "32",
+                 "--threads", "1", "--device", "cpu"]) == 0
+    assert main(["paper", "qasem-parser-table", "--scores", str(out / "scores.csv"), "--detection", str(out / "predicate_detection.csv"),
+                 "--iou-threshold", "0.3", "--out-md", str(out / "table.md"), "--out-tex", str(out / "table.tex")]) == 0
     scores = pd.read_csv(out / "scores.csv")
     table = (out / "table.md").read_text().splitlines()
     assert table[0].startswith("| Test set | UA-P |") and len(table) == 4  # header, rule, one row per test set
@@ -267,5 +269,5 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert set(metrics) >= {"qasrl_gs_test", "qanom_test", "consistency_coverage"}
 
     # Unknown training settings are refused, not ignored.
-    assert main(["models", "train-qasem", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
-                 "--out-dir", str(tmp_path / "bad"), "--settings", '{"epoch": 1}']) == 1
+    assert main(["train", "qasem-parser", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+                 "--out-dir", str(tmp_path / "bad"), "--settings", '{"epoch": 1}', "--threads", "1", "--device", "cpu"]) == 1

@@ -8,7 +8,7 @@ import pytest
 from factlab.data.registry import get_spec
 from factlab.errors import DataError
 from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
-from factlab.models.qasem.units import QA_COLUMNS, load_qasem_parser, qa_units, spacy_tokenizer
+from factlab.preprocess.qas import QA_COLUMNS, load_qasem_parser, qa_units, spacy_tokenizer
 
 
 class GoldAnswerParser:

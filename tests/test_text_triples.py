@@ -27,8 +27,8 @@ import pytest
 import textacy.extract
 from spacy.tokens import Doc
 
-from factlab.text.nlp import SENTENCES_ONLY, load_spacy
-from factlab.text.triples import (
+from factlab.runtime import SENTENCES_ONLY, load_spacy
+from factlab.preprocess.triples import (
     Triple,
     extract_triples,
     extract_triples_many,

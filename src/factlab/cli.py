@@ -1,33 +1,55 @@
-"""`factlab` command line: one sub-command group per pipeline stage."""
+"""`factlab` command line: one sub-command group per pipeline stage, each imported only when used."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
+from collections.abc import Sequence
 
 from factlab.errors import FactlabError
 
+# Stage -> (module with `register(parser, command)`, help). The order is the pipeline's.
+STAGES = {
+    "download": ("factlab.download.cli", "fetch and verify one manifest dataset"),
+    "data": ("factlab.data.cli", "canonical benchmarks and their statistics"),
+    "preprocess": ("factlab.preprocess.cli", "sentences, chunks, triples and QAs per benchmark"),
+    "train": ("factlab.train.cli", "train factlab's models (QASem parser)"),
+    "metaeval": ("factlab.metaeval.cli", "meta-evaluation and published analyses"),
+    "paper": ("factlab.paper.cli", "tables and figures of the paper"),
+}
+VALUE_OPTIONS = ("--log-level",)
 
-def build_parser() -> argparse.ArgumentParser:
-    from factlab.data import cli as data_cli
-    from factlab.metaeval import cli as metaeval_cli
-    from factlab.models import cli as models_cli
-    from factlab.text import cli as preprocess_cli
 
+def requested(argv: Sequence[str]) -> tuple[str | None, str | None]:
+    """The stage and command named on the command line (None where absent)."""
+    words, skip = [], False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in VALUE_OPTIONS:
+            skip = True
+        elif not token.startswith("-"):
+            words.append(token)
+    return (words[0] if words else None), (words[1] if len(words) > 1 else None)
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    stage, command = requested(argv)
     parser = argparse.ArgumentParser(prog="factlab", description=__doc__)
     parser.add_argument("--log-level", default="INFO")
     stages = parser.add_subparsers(dest="stage", required=True)
-    data_cli.register(stages.add_parser("data", help="download and canonical benchmarks"))
-    preprocess_cli.register(stages.add_parser("preprocess", help="sentences, chunks and triples per benchmark"))
-    models_cli.register(stages.add_parser("models", help="train and evaluate models (QASem parser)"))
-    metaeval_cli.register(stages.add_parser("metaeval", help="meta-evaluation and published analyses"))
+    for name, (module, help_text) in STAGES.items():
+        stage_parser = stages.add_parser(name, help=help_text)
+        if stage in (None, name) or stage not in STAGES:
+            importlib.import_module(module).register(stage_parser, command)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         args.func(args)

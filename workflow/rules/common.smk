@@ -2,12 +2,11 @@
 import json
 from pathlib import Path
 
-import factlab.data
-
 from snakemake.utils import validate
 
-from factlab.data.manifest import load_manifest
+from factlab.codedeps import command_code
 from factlab.data.registry import all_specs
+from factlab.download.manifest import load_manifest
 
 
 # One environment for every rule: the pinned project environment (`--sdm conda` users).
@@ -36,15 +35,17 @@ wildcard_constraints:
     name="[A-Za-z0-9_]+",
 
 
-def get_raw_dirs(wildcards):
-    return [f"results/raw/{dataset}" for dataset in SPECS[wildcards.name].datasets]
+DOWNLOAD_DIR = "results/download"
 
 
-# Adapters import each other and the shared data code: all of it is an input of every build,
-# so that editing any of it reruns the builds (each takes seconds).
-DATA_CODE = sorted(str(path) for path in Path(factlab.data.__file__).parent.rglob("*.py"))
-# Markdown/LaTeX table writer: an input of every rule that writes a paper/tables file.
-TABLE_CODE = ["src/factlab/report/tables.py"]
+def get_download_dirs(wildcards):
+    return [f"{DOWNLOAD_DIR}/{dataset}" for dataset in SPECS[wildcards.name].datasets]
+
+
+def code(stage, command=None):
+    """The source files `factlab <stage> <command>` executes (its import closure): a rule's code input,
+    so that editing a module reruns exactly the rules that run it."""
+    return command_code(stage, command)
 
 
 def get_local_files(wildcards):
@@ -54,3 +55,14 @@ def get_local_files(wildcards):
 def custom_json(wildcards):
     spec = CUSTOM_BENCHMARKS.get(wildcards.name)
     return json.dumps({wildcards.name: spec} if spec else {})
+
+
+# factlab's QASem parser: trained by train.smk, read by preprocess_qas and its metaeval rule.
+QASEM = config["qasem"]
+QASEM_MODEL_DIR = "results/models/qasem_parser"
+QASEM_MODEL = {
+    "weights": f"{QASEM_MODEL_DIR}/model.safetensors",
+    "config": f"{QASEM_MODEL_DIR}/config.json",
+    "templates": f"{QASEM_MODEL_DIR}/templates.json",
+    "noun_verbs": f"{QASEM_MODEL_DIR}/noun_verbs.json",
+}

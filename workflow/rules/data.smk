@@ -7,36 +7,35 @@ rule build_benchmark:
         report="results/data/reports/{name}.json",
     input:
         manifest=MANIFEST,
-        raw=get_raw_dirs,
-        code=DATA_CODE,
+        raw=get_download_dirs,
+        code=code("data", "build"),
         local=get_local_files,
     params:
         custom=custom_json,
+        download_dir=DOWNLOAD_DIR,
     conda:
         CONDA_ENV
     log:
         "logs/data/{name}.log",
     shell:
-        "factlab data build {wildcards.name} --manifest {input.manifest} --raw-dir results/raw "
+        "factlab data build {wildcards.name} --manifest {input.manifest} --download-dir {params.download_dir} "
         "--out {output.data} --report {output.report} --custom-json {params.custom:q} > {log} 2>&1"
 
 
 rule dataset_statistics:
     output:
-        csv="results/data/statistics.csv",
-        md="paper/tables/datasets.md",
-        tex="paper/tables/datasets.tex",
+        "results/data/statistics.csv",
     input:
         data=expand("results/data/{name}.parquet", name=BENCHMARKS),
         reports=expand("results/data/reports/{name}.json", name=BENCHMARKS),
-        code=TABLE_CODE,
+        code=code("data", "stats"),
     conda:
         CONDA_ENV
     log:
         "logs/data/statistics.log",
     shell:
         "factlab data stats --data {input.data} --reports-dir results/data/reports "
-        "--out-csv {output.csv} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+        "--out-csv {output} > {log} 2>&1"
 
 
 rule data:

@@ -1,15 +1,218 @@
-# Tables and figures under paper/, each produced by the rule of its stage.
+# Paper: every table (paper/tables/*.{md,tex}) and figure (paper/figures/*.png), rendered from the data and
+# metaeval CSVs: restyling one recomputes no statistic. Commands: `factlab paper …` (src/factlab/paper/);
+# LaTeX captions: src/factlab/paper/captions.py; report captions: workflow/report/*.rst.
+FRANK_SUBSETS = config["metaeval"]["frank"]["subsets"]
 
 
-rule metaeval:
+rule tabulate_datasets:
+    output:
+        md="paper/tables/datasets.md",
+        tex="paper/tables/datasets.tex",
     input:
-        FRANK_OUTPUTS,
-        PUBLISHED_OUTPUTS,
-        rules.evaluate_qasem_parser.output,
+        statistics=rules.dataset_statistics.output[0],
+        code=code("paper", "datasets-table"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/tabulate_datasets.log",
+    shell:
+        "factlab paper datasets-table --statistics {input.statistics} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
+
+
+rule tabulate_frank_baselines:
+    output:
+        md="paper/tables/frank_baselines.md",
+        tex="paper/tables/frank_baselines.tex",
+    input:
+        correlations=rules.correlate_frank_baselines.output.all,
+        code=code("paper", "frank-table"),
+    params:
+        subsets=FRANK_SUBSETS,
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/tabulate_frank_baselines.log",
+    shell:
+        "factlab paper frank-table --correlations {input.correlations} --subsets {params.subsets} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule plot_frank_williams:
+    output:
+        williams=report(
+            "paper/figures/frank_williams.png",
+            caption="../report/frank_williams.rst",
+            category="frank_baselines",
+        ),
+        matrix=report(
+            "paper/figures/frank_metric_matrix.png",
+            caption="../report/frank_metric_matrix.rst",
+            category="frank_baselines",
+        ),
+    input:
+        williams=rules.compare_frank_metrics.output.williams,
+        correlations=rules.correlate_frank_baselines.output.all,
+        code=code("paper", "frank-williams-figure"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/plot_frank_williams.log",
+    shell:
+        "factlab paper frank-williams-figure --williams {input.williams} --correlations {input.correlations} "
+        "--out {output.williams} --out-matrix {output.matrix} > {log} 2>&1"
+
+
+rule plot_frank_ablation:
+    output:
+        report(
+            "paper/figures/frank_ablation.png",
+            caption="../report/frank_ablation.rst",
+            category="frank_baselines",
+        ),
+    input:
+        ablation=rules.ablate_frank_categories.output[0],
+        correlations=rules.correlate_frank_baselines.output.all,
+        code=code("paper", "frank-ablation-figure"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/plot_frank_ablation.log",
+    shell:
+        "factlab paper frank-ablation-figure --ablation {input.ablation} --correlations {input.correlations} "
+        "--out {output} > {log} 2>&1"
+
+
+rule plot_screeneval_chunk_size:
+    output:
+        report(
+            "paper/figures/screeneval_chunk_size.png",
+            caption="../report/screeneval_chunk_size.rst",
+            category="screeneval_published",
+        ),
+    input:
+        table=rules.evaluate_screeneval_published.output.chunk_size,
+        code=code("paper", "screeneval-chunk-size-figure"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/plot_screeneval_chunk_size.log",
+    shell:
+        "factlab paper screeneval-chunk-size-figure --table {input.table} --out {output} > {log} 2>&1"
+
+
+rule plot_screeneval_reliability:
+    output:
+        report(
+            "paper/figures/screeneval_reliability.png",
+            caption="../report/screeneval_reliability.rst",
+            category="screeneval_published",
+        ),
+    input:
+        table=rules.evaluate_screeneval_published.output.reliability,
+        code=code("paper", "screeneval-reliability-figure"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/plot_screeneval_reliability.log",
+    shell:
+        "factlab paper screeneval-reliability-figure --table {input.table} --out {output} > {log} 2>&1"
+
+
+rule tabulate_true_published:
+    output:
+        md=report(
+            "paper/tables/true_published.md",
+            caption="../report/true_published_table.rst",
+            category="true_published",
+        ),
+        tex="paper/tables/true_published.tex",
+    input:
+        detection=rules.evaluate_true_published.output.detection,
+        code=code("paper", "true-published-table"),
+    params:
+        ece_bins=config["metaeval"]["ece_bins"],
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/tabulate_true_published.log",
+    shell:
+        "factlab paper true-published-table --detection {input.detection} --ece-bins {params.ece_bins} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_qasem_consistency:
+    output:
+        md=report(
+            "paper/tables/qasem_consistency.md",
+            caption="../report/qasem_consistency_table.rst",
+            category="qasem_consistency",
+        ),
+        tex="paper/tables/qasem_consistency.tex",
+    input:
+        statistics=rules.summarise_qasem_consistency.output.statistics,
+        code=code("paper", "qasem-consistency-table"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/tabulate_qasem_consistency.log",
+    shell:
+        "factlab paper qasem-consistency-table --statistics {input.statistics} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_agreement:
+    output:
+        md=report(
+            "paper/tables/agreement.md",
+            caption="../report/agreement_table.rst",
+            category="agreement",
+        ),
+        tex="paper/tables/agreement.tex",
+    input:
+        agreement=rules.measure_annotator_agreement.output.agreement,
+        code=code("paper", "agreement-table"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/tabulate_agreement.log",
+    shell:
+        "factlab paper agreement-table --agreement {input.agreement} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
+
+
+rule tabulate_qasem_parser:
+    output:
+        md=report(
+            "paper/tables/qasem_parser.md",
+            caption="../report/qasem_parser_table.rst",
+            category="qasem_parser",
+        ),
+        tex="paper/tables/qasem_parser.tex",
+    input:
+        scores=rules.evaluate_qasem_parser.output.scores,
+        detection=rules.evaluate_qasem_parser.output.detection,
+        code=code("paper", "qasem-parser-table"),
+    params:
+        iou=QASEM["evaluate"]["iou_threshold"],
+    conda:
+        CONDA_ENV
+    log:
+        "logs/paper/tabulate_qasem_parser.log",
+    shell:
+        "factlab paper qasem-parser-table --scores {input.scores} --detection {input.detection} "
+        "--iou-threshold {params.iou} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule paper:
     input:
-        "paper/tables/datasets.md",
-        "paper/tables/datasets.tex",
-        rules.metaeval.input,
+        rules.tabulate_datasets.output,
+        rules.tabulate_frank_baselines.output,
+        rules.plot_frank_williams.output,
+        rules.plot_frank_ablation.output,
+        rules.plot_screeneval_chunk_size.output,
+        rules.plot_screeneval_reliability.output,
+        rules.tabulate_true_published.output,
+        rules.tabulate_qasem_consistency.output,
+        rules.tabulate_agreement.output,
+        rules.tabulate_qasem_parser.output,

@@ -1,16 +1,14 @@
-# Preprocess: sentences, chunks and triples per benchmark (factlab.text.preprocess), each its own
+# Preprocess: sentences, chunks and triples per benchmark (factlab.preprocess.benchmark), each its own
 # file so later stages depend only on what they read; report.json merges the counts and words/s.
 #   results/preprocess/<benchmark>/sentences.parquet  sources split once per doc_id, outputs per example_id
 #   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
 #   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence
 #   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
-import factlab.text
+#   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser)
 
 # `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
 ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
 PREPROCESS = config["preprocess"]
-# Every text module is an input of every preprocess rule: editing any of it reruns them.
-PREPROCESS_CODE = sorted(str(path) for path in Path(factlab.text.__file__).parent.rglob("*.py"))
 PREPROCESS_DIR = "results/preprocess/{benchmark}"
 # Empty `benchmarks` = every selected benchmark that is used for evaluation.
 PREPROCESS_BENCHMARKS = PREPROCESS["benchmarks"] or [
@@ -34,7 +32,7 @@ rule preprocess_sentences:
         report=f"{PREPROCESS_DIR}/reports/sentences.json",
     input:
         data="results/data/{benchmark}.parquet",
-        code=PREPROCESS_CODE,
+        code=code("preprocess", "sentences"),
     params:
         env=ONE_THREAD,
         max_examples=PREPROCESS_MAX_EXAMPLES,
@@ -60,7 +58,7 @@ rule preprocess_chunks:
     input:
         data="results/data/{benchmark}.parquet",
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
-        code=PREPROCESS_CODE,
+        code=code("preprocess", "chunks"),
     params:
         env=ONE_THREAD,
         max_examples=PREPROCESS_MAX_EXAMPLES,
@@ -94,7 +92,7 @@ rule preprocess_triples:
         report=f"{PREPROCESS_DIR}/reports/triples.json",
     input:
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
-        code=PREPROCESS_CODE,
+        code=code("preprocess", "triples"),
     params:
         env=ONE_THREAD,
         batch_size=PREPROCESS["spacy_batch_size"],
@@ -117,7 +115,7 @@ rule preprocess_report:
         sentences=f"{PREPROCESS_DIR}/reports/sentences.json",
         chunks=f"{PREPROCESS_DIR}/reports/chunks.json",
         triples=f"{PREPROCESS_DIR}/reports/triples.json",
-        code=PREPROCESS_CODE,
+        code=code("preprocess", "report"),
     params:
     conda:
         CONDA_ENV
@@ -138,3 +136,45 @@ PREPROCESS_OUTPUTS = expand(
 rule preprocess:
     input:
         PREPROCESS_OUTPUTS,
+
+
+# QASem units of every preprocessed benchmark: the parser chosen by qasem.parser (trained: the model
+# above; hub: a published T5 by hub id or local folder, for online users).
+rule preprocess_qas:
+    output:
+        qas="results/preprocess/{benchmark}/qas.parquet",
+        report="results/preprocess/{benchmark}/reports/qas.json",
+    input:
+        sentences="results/preprocess/{benchmark}/sentences.parquet",
+        parser=list(QASEM_MODEL.values()) if QASEM["parser"] == "trained" else [],
+        code=code("preprocess", "qas"),
+    params:
+        parser=QASEM["parser"],
+        model=lambda wildcards, input: (
+            str(Path(input.parser[0]).parent) if QASEM["parser"] == "trained" else QASEM["hub"]["model"]
+        ),
+        device=QASEM["device"],
+        hub_format=QASEM["hub"]["format"],
+        num_beams=QASEM["hub"]["num_beams"],
+        max_new_tokens=QASEM["hub"]["max_new_tokens"],
+        batch_size=QASEM["hub"]["batch_size"],
+    threads: QASEM["threads"]
+    benchmark:
+        "benchmarks/preprocess/preprocess_qas/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    log:
+        "logs/preprocess/{benchmark}/qas.log",
+    shell:
+        "factlab preprocess qas --benchmark {wildcards.benchmark} --sentences {input.sentences} "
+        "--parser {params.parser} --model {params.model} --device {params.device} --batch-size {params.batch_size} "
+        "--hub-format {params.hub_format} --num-beams {params.num_beams} --max-new-tokens {params.max_new_tokens} "
+        "--out {output.qas} --report {output.report} > {log} 2>&1"
+
+
+QAS_OUTPUTS = expand("results/preprocess/{benchmark}/qas.parquet", benchmark=PREPROCESS_BENCHMARKS)
+
+
+rule qas:
+    input:
+        QAS_OUTPUTS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from factlab.data.manifest import RawFiles
-from factlab.data.registry import BenchmarkSpec
+from factlab.download.manifest import RawFiles
+from factlab.data.spec import BenchmarkSpec
 from factlab.data.schema import validate_benchmark, validate_table
 from factlab.io import write_json, write_parquet
 

@@ -8,39 +8,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
-import pandas as pd
-
-from factlab.data.manifest import RawFiles
+from factlab.data.spec import BenchmarkSpec
 from factlab.errors import FactlabError
 
-Kind = Literal["benchmark", "table"]
-
-
-@dataclass
-class Built:
-    """An adapter's result: the frame and the counts of what was read, kept and dropped."""
-
-    frame: pd.DataFrame
-    # e.g. {"read": 510, "dropped_no_article": 11}; every `dropped_*` key is summed into the report.
-    counts: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class BenchmarkSpec:
-    name: str
-    datasets: tuple[str, ...]  # manifest datasets read
-    build: Callable[[RawFiles], Built]
-    kind: Kind = "benchmark"  # "benchmark": canonical schema; "table": its own columns and key
-    required: tuple[str, ...] = ()  # for tables
-    unique: tuple[str, ...] = ()  # for tables
-    role: Literal["evaluation", "training", "published"] = "evaluation"
-    description: str = ""
-    local_files: tuple[str, ...] = ()  # inputs outside the manifest (bring-your-own benchmarks)
-
+# Imported by name at run time (pkgutil), so invisible to import analysis: factlab.codedeps reads this.
+DISCOVERED_PACKAGES = ("factlab.data.adapters",)
 
 def _discover() -> dict[str, BenchmarkSpec]:
     import factlab.data.adapters as package

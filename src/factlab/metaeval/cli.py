@@ -1,17 +1,23 @@
-"""`factlab metaeval …`: the commands of every module in factlab.metaeval.published."""
+"""`factlab metaeval …`: meta-evaluation commands (statistics as CSV/JSON under results/metaeval/)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
+
+from factlab.commands import register_commands
+
+COMMAND_MODULES = {
+    "frank-correlations": "factlab.metaeval.published.frank",
+    "frank-williams": "factlab.metaeval.published.frank",
+    "frank-ablation": "factlab.metaeval.published.frank",
+    "frank-summary": "factlab.metaeval.published.frank",
+    "screeneval": "factlab.metaeval.published.screeneval",
+    "true-published": "factlab.metaeval.published.true_published",
+    "qasem-consistency": "factlab.metaeval.published.qasem_consistency",
+    "annotator-agreement": "factlab.metaeval.published.agreement",
+    "qasem-parser": "factlab.metaeval.qasem_parser",
+}
 
 
-def register(parser: argparse.ArgumentParser) -> None:
-    import factlab.metaeval.published as package
-
-    commands = parser.add_subparsers(dest="command", required=True)
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(commands)
+def register(parser: argparse.ArgumentParser, command: str | None = None) -> None:
+    register_commands(parser, COMMAND_MODULES, command)

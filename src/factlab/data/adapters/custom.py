@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.data.manifest import RawFiles
+from factlab.download.manifest import RawFiles
 from factlab.data.readers import iter_jsonl, read_text_csv
-from factlab.data.registry import BenchmarkSpec, Built
+from factlab.data.spec import BenchmarkSpec, Built
 from factlab.errors import DataError
 
 MAPPABLE = ("example_id", "doc_id", "system", "split", "source", "output", "label", "human_score")

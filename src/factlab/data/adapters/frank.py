@@ -29,9 +29,9 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.data.manifest import RawFiles
+from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json, require
-from factlab.data.registry import BenchmarkSpec, Built
+from factlab.data.spec import BenchmarkSpec, Built
 from factlab.errors import DataError
 
 ANNOTATIONS_FILE = "data/human_annotations.json"

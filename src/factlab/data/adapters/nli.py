@@ -30,9 +30,9 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.ids import text_hash
-from factlab.data.manifest import RawFiles
+from factlab.download.manifest import RawFiles
 from factlab.data.readers import iter_jsonl, require
-from factlab.data.registry import BenchmarkSpec, Built
+from factlab.data.spec import BenchmarkSpec, Built
 from factlab.errors import DataError
 
 DOCNLI = "nli_docnli_binary"

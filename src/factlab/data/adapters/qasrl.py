@@ -36,8 +36,8 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from factlab.data.manifest import RawFiles
-from factlab.data.registry import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
+from factlab.data.spec import BenchmarkSpec, Built
 from factlab.errors import DataError
 
 MULTI_SEPARATOR = "~!~"  # upstream separator between answers, ranges and prefix words

@@ -25,9 +25,9 @@ from collections.abc import Callable
 import pandas as pd
 
 from factlab.data.adapters.frank import read_articles
-from factlab.data.manifest import RawFiles
+from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json, read_text_csv, require
-from factlab.data.registry import BenchmarkSpec, Built
+from factlab.data.spec import BenchmarkSpec, Built
 from factlab.errors import DataError
 
 FACTUALITY_FILE = "factuality_annotations_xsum_summaries.csv"

@@ -71,19 +71,6 @@ def agreement_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 
-def paper_table(agreement: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "dataset": agreement["dataset"],
-            "items": agreement["items"].astype(str),
-            "votes per item": agreement["raters"].astype(str),
-            "Fleiss kappa": [f"{v:.3f}" for v in agreement["fleiss_kappa"]],
-            "Krippendorff alpha": [f"{v:.3f}" for v in agreement["krippendorff_alpha"]],
-            "% votes = majority": [f"{100 * v:.1f}" for v in agreement["majority_agreement_share"]],
-            "excluded from kappa": agreement["n_excluded"].astype(str),
-        }
-    )
-
 
 def headline_metrics(agreement: pd.DataFrame) -> dict[str, Any]:
     table = agreement.set_index("dataset")
@@ -100,26 +87,14 @@ def register(commands: Any) -> None:
     command = commands.add_parser("annotator-agreement", help="Fleiss' kappa, Krippendorff's alpha of crowd votes")
     command.add_argument("--data", nargs="+", required=True, help="benchmark parquet files with a votes column")
     command.add_argument("--out-dir", required=True, help="writes agreement.csv and metrics.json")
-    command.add_argument("--out-md", required=True)
-    command.add_argument("--out-tex", required=True)
     command.set_defaults(func=run_agreement)
 
 
 def run_agreement(args: argparse.Namespace) -> None:
     from factlab.io import write_json, write_text
-    from factlab.report.tables import write_tables
 
     frames = {Path(path).stem: pd.read_parquet(path, columns=["votes"]) for path in args.data}
     agreement = agreement_table(frames)
     out = Path(args.out_dir)
     write_text(agreement.to_csv(index=False), out / "agreement.csv")
     write_json(headline_metrics(agreement), out / "metrics.json")
-    write_tables(
-        paper_table(agreement),
-        args.out_md,
-        args.out_tex,
-        caption="Agreement of the crowd votes behind QAGS (3 votes per summary sentence) and XSumFaith (up to 3 workers "
-        "per summary). Fleiss' $\\kappa$ and the share of votes equal to the item's majority use the items with all "
-        "votes; Krippendorff's $\\alpha$ (nominal) uses every item, including those with a missing vote.",
-        label="tab:agreement",
-    )

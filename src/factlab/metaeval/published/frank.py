@@ -21,11 +21,10 @@ This module redoes each of its modes on those inputs, as DataFrame-in, DataFrame
 * `category_ablation` (ablations): partial correlation with Factuality minus partial correlation
   with `Flip_<category>` (Factuality with that category's errors not counted). A positive
   influence means the metric's agreement with humans relies on detecting that error category.
-* `frank_table`: the correlations in the paper's layout (metrics x {All, CNN/DM, XSum} x
-  {Pearson, Spearman}), significant cells marked.
 
 `register` adds the `factlab metaeval frank-*` commands, which read the parquet files, call these
-functions and write the results atomically; figures come from factlab.report.frank_figures.
+functions and write the results (CSV, metrics.json) atomically; the paper stage (factlab.paper) renders
+the table and figures from them.
 """
 
 from __future__ import annotations
@@ -55,7 +54,6 @@ from factlab.metaeval import (
 )
 from factlab.metaeval.partial import PARTIAL_VARIANTS, PartialVariant
 from factlab.metaeval.williams import WILLIAMS_VARIANTS, WilliamsVariant
-from factlab.report.tables import to_latex, to_markdown
 
 HUMAN = "human_score"  # FRANK's `Factuality`
 CONFOUNDER = "system"  # FRANK's `model_name`, its partial-correlation variable
@@ -348,51 +346,7 @@ def category_ablation(
     return pd.DataFrame(rows)
 
 
-# --- paper table and headline numbers ---------------------------------------------------------
-
-
-def marked(r: float, p: float, alpha: float = SIGNIFICANCE_LEVEL) -> str:
-    """A coefficient to two decimals, as in FRANK's table, with `*` when p < alpha."""
-    return f"{r:.2f}{'*' if p < alpha else ''}"
-
-
-def frank_table(
-    correlations: pd.DataFrame, subsets: Sequence[str], metrics: Sequence[str] = BASELINE_METRICS
-) -> pd.DataFrame:
-    """FRANK's layout: a row per metric, a (Pearson, Spearman) column pair per subset; `*` = p < 0.05."""
-    indexed = correlations.set_index(["metric", "subset"])
-    columns = [("Metric", "")]
-    columns += [(SUBSET_LABELS[subset], name) for subset in subsets for name in ("Pearson", "Spearman")]
-    rows = []
-    for metric in metrics:
-        row: list[str] = [metric]
-        for subset in subsets:
-            if (metric, subset) not in indexed.index:
-                raise DataError(f"no correlation row for {metric!r} on {subset!r}", field="subset")
-            values = indexed.loc[(metric, subset)]
-            row += [marked(values["pearson"], values["pearson_p"]), marked(values["spearman"], values["spearman_p"])]
-        rows.append(row)
-    return pd.DataFrame(rows, columns=pd.MultiIndex.from_tuples(columns))
-
-
-def flat_columns(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with its two-level header joined into one ("All data Pearson"), for Markdown."""
-    flat = table.copy()
-    flat.columns = [" ".join(part for part in column if part) for column in table.columns]
-    return flat
-
-
-def table_caption(variant: str) -> str:
-    description = {
-        "frank": "FRANK's recipe: raw scores residualised on the system, p-values from plain Pearson/Spearman "
-        "tests on the residuals with n-2 df",
-        "ranked": "Spearman on ranks residualised on the system, p-values from t-tests with n-2-k df",
-    }[variant]
-    return (
-        "Partial correlation of FRANK's baseline metrics with the human Factuality score, controlling for the "
-        f"summarisation system (variant \\texttt{{{variant}}}: {description}), on all FRANK summaries and on its "
-        "CNN/DM and XSum subsets; rebuilt from FRANK's released scores. * marks p < 0.05."
-    )
+# --- headline numbers ------------------------------------------------------------------------
 
 
 def headline_metrics(correlations: pd.DataFrame, comparisons: pd.DataFrame) -> dict[str, Any]:
@@ -451,31 +405,6 @@ def run_ablation(args: argparse.Namespace) -> None:
     write_csv(category_ablation(frame, args.subsets, args.variant, args.metrics, args.flips), args.out)
 
 
-def run_plot_williams(args: argparse.Namespace) -> None:
-    from factlab.report.frank_figures import plot_metric_matrix, plot_williams_pvalues
-
-    comparisons = pd.read_csv(args.williams)
-    order = metrics_by_correlation(pd.read_csv(args.correlations))
-    variant = str(comparisons["variant"].iloc[0])
-    plot_williams_pvalues(pairwise_matrix(comparisons, "p", order, diagonal=np.nan), variant, args.out)
-    plot_metric_matrix(pairwise_matrix(comparisons, "r23", order, diagonal=1.0), args.out_matrix)
-
-
-def run_plot_ablation(args: argparse.Namespace) -> None:
-    from factlab.report.frank_figures import plot_ablation
-
-    ablation = pd.read_csv(args.ablation)
-    order = metrics_by_correlation(pd.read_csv(args.correlations))
-    plot_ablation(ablation[ablation["subset"] == "all"], order, args.out)
-
-
-def run_table(args: argparse.Namespace) -> None:
-    correlations = pd.read_csv(args.correlations)
-    table = frank_table(correlations, args.subsets, correlations["metric"].unique().tolist())
-    variant = str(correlations["variant"].iloc[0])
-    write_text(to_markdown(flat_columns(table)), args.out_md)
-    write_text(to_latex(table, table_caption(variant), "tab:frank-baselines"), args.out_tex)
-
 
 def run_summary(args: argparse.Namespace) -> None:
     summary = headline_metrics(pd.read_csv(args.correlations), pd.read_csv(args.williams))
@@ -516,26 +445,6 @@ def register(commands: Any) -> None:
     ablation.add_argument("--flips", nargs="+", default=None, help="Flip_ columns (default: all of FRANK's)")
     ablation.add_argument("--out", required=True)
     ablation.set_defaults(func=run_ablation)
-
-    plot_williams = commands.add_parser("frank-plot-williams", help="FRANK: Williams p-value and metric-matrix heatmaps")
-    plot_williams.add_argument("--williams", required=True)
-    plot_williams.add_argument("--correlations", required=True, help="orders the metrics by all-data partial Pearson")
-    plot_williams.add_argument("--out", required=True)
-    plot_williams.add_argument("--out-matrix", required=True)
-    plot_williams.set_defaults(func=run_plot_williams)
-
-    plot_ablation = commands.add_parser("frank-plot-ablation", help="FRANK: error-category influence bar chart")
-    plot_ablation.add_argument("--ablation", required=True)
-    plot_ablation.add_argument("--correlations", required=True)
-    plot_ablation.add_argument("--out", required=True)
-    plot_ablation.set_defaults(func=run_plot_ablation)
-
-    table = commands.add_parser("frank-table", help="FRANK: correlation table in the paper's layout")
-    table.add_argument("--correlations", required=True)
-    table.add_argument("--subsets", nargs="+", default=list(SUBSET_LABELS), choices=list(SUBSET_LABELS))
-    table.add_argument("--out-md", required=True)
-    table.add_argument("--out-tex", required=True)
-    table.set_defaults(func=run_table)
 
     summary = commands.add_parser("frank-summary", help="FRANK: headline numbers (metrics.json)")
     summary.add_argument("--correlations", required=True)

@@ -93,25 +93,6 @@ def statistics_table(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=STATISTICS_COLUMNS)
 
 
-def paper_table(statistics: pd.DataFrame) -> pd.DataFrame:
-    """The statistics with readable headers and fixed precision (strings; "--" = no spans)."""
-    def fmt(value: float, decimals: int) -> str:
-        return "--" if pd.isna(value) else f"{value:.{decimals}f}"
-
-    return pd.DataFrame(
-        {
-            "task": statistics["task"],
-            "responses": statistics["responses"].astype(str),
-            "sentences": statistics["sentences"].astype(str),
-            "QAs": statistics["qas"].astype(str),
-            "QAs / sentence": [fmt(v, 2) for v in statistics["qas_per_sentence"]],
-            "% QAs unsupported": [fmt(100 * v, 1) for v in statistics["unsupported_share"]],
-            "% mixed predicates": [fmt(100 * v, 1) for v in statistics["mixed_predicate_share"]],
-            "Fleiss kappa (QAs)": [fmt(v, 3) for v in statistics["fleiss_kappa"]],
-            "Fleiss kappa (spans)": [fmt(v, 3) for v in statistics["fleiss_kappa_spans"]],
-        }
-    )
-
 
 def headline_metrics(responses: pd.DataFrame, qas: pd.DataFrame, statistics: pd.DataFrame) -> dict[str, Any]:
     """metrics.json: κ per task and over all tasks, and the counts behind the shares."""
@@ -137,26 +118,14 @@ def register(commands: Any) -> None:
     command.add_argument("--responses", required=True, help="results/data/qasem_consistency.parquet")
     command.add_argument("--qas", required=True, help="results/data/qasem_consistency_qas.parquet")
     command.add_argument("--out-dir", required=True, help="writes statistics.csv and metrics.json")
-    command.add_argument("--out-md", required=True)
-    command.add_argument("--out-tex", required=True)
     command.set_defaults(func=run_qasem_consistency)
 
 
 def run_qasem_consistency(args: argparse.Namespace) -> None:
     from factlab.io import write_json, write_text
-    from factlab.report.tables import write_tables
 
     responses, qas = pd.read_parquet(args.responses), pd.read_parquet(args.qas)
     statistics = statistics_table(responses, qas)
     out = Path(args.out_dir)
     write_text(statistics.to_csv(index=False), out / "statistics.csv")
     write_json(headline_metrics(responses, qas, statistics), out / "metrics.json")
-    write_tables(
-        paper_table(statistics),
-        args.out_md,
-        args.out_tex,
-        caption="QASemConsistency per task: responses (Verifiability: sentences), QA pairs, share of QAs unsupported by "
-        "majority vote, share of predicates with at least two QAs whose QAs are partly supported and partly not, and "
-        "Fleiss' $\\kappa$ of the 3 votes per QA and per annotated span.",
-        label="tab:qasem-consistency",
-    )

@@ -256,15 +256,6 @@ def register(commands: Any) -> None:
     evaluate.add_argument("--policies", nargs="+", required=True, choices=THRESHOLD_POLICIES)
     evaluate.set_defaults(func=run_screeneval)
 
-    chunk = commands.add_parser("screeneval-chunk-size-figure", help="AUC and runtime against chunk size")
-    chunk.add_argument("--table", required=True, help="chunk_size.csv")
-    chunk.add_argument("--out", required=True, help="PNG path")
-    chunk.set_defaults(func=run_chunk_size_figure)
-
-    reliability = commands.add_parser("screeneval-reliability-figure", help="reliability diagrams with bin counts")
-    reliability.add_argument("--table", required=True, help="reliability.csv")
-    reliability.add_argument("--out", required=True, help="PNG path")
-    reliability.set_defaults(func=run_reliability_figure)
 
 
 def run_screeneval(args: argparse.Namespace) -> None:
@@ -283,15 +274,4 @@ def run_screeneval(args: argparse.Namespace) -> None:
     write_json(headline_metrics(detection, split, ece_bins=args.ece_bins), out / "metrics.json")
 
 
-def run_chunk_size_figure(args: argparse.Namespace) -> None:
-    from factlab.report.detection_figures import chunk_size_figure
-    from factlab.report.figures import save_figure
 
-    save_figure(chunk_size_figure(pd.read_csv(args.table)), args.out)
-
-
-def run_reliability_figure(args: argparse.Namespace) -> None:
-    from factlab.report.detection_figures import reliability_figure
-    from factlab.report.figures import save_figure
-
-    save_figure(reliability_figure(pd.read_csv(args.table)), args.out)

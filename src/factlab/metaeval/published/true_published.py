@@ -8,7 +8,6 @@ the 11 TRUE sets, label 1 = consistent (factlab.data.adapters.scale_published). 
   in [−1, 1], BERTScore is rescaled and reaches below 0 and 1 + 1e−6) and SCALE's min-max ECE
   variant for every metric (named `ece_scale_minmax_<K>`). Shared with ScreenEval:
   `calibration_columns`.
-* `paper_table` — rows = sets (+ two mean rows), columns = AUC × 100 (as TRUE reports) and ECE.
 * `published_comparison` — our AUCs beside published ones (see PUBLISHED_AUC_X100).
 """
 
@@ -72,44 +71,6 @@ def detection_table(frame: pd.DataFrame, *, ece_bins: int) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def _mean_rows(wide: pd.DataFrame) -> pd.DataFrame:
-    # skipna=False: a mean over the sets where ECE happens to be defined would not be comparable.
-    everything = wide.mean(numeric_only=True, skipna=False).to_frame().T.assign(dataset=MEAN_ALL, n=wide["n"].sum())
-    kept = wide[~wide["dataset"].isin(NLI_TRAINING_SETS)]
-    eight = kept.mean(numeric_only=True, skipna=False).to_frame().T.assign(dataset=MEAN_8, n=kept["n"].sum())
-    return pd.concat([everything, eight], ignore_index=True).assign(positive_share=np.nan)
-
-
-def paper_table(detection: pd.DataFrame, *, ece_bins: int) -> pd.DataFrame:
-    """Rows = TRUE sets then two mean rows; AUC × 100 (1 decimal) and equal-width ECE (3 decimals) per metric.
-
-    Cells are formatted strings so both table formats show TRUE's precision; "--" = undefined ECE.
-    """
-    ece = f"ece_equal_width_{ece_bins}"
-    metrics = [m for m in METRICS if m in set(detection["metric"])]
-    per_set = detection.pivot(index="dataset", columns="metric", values=["roc_auc", ece])
-    wide = pd.DataFrame({"dataset": per_set.index})
-    sizes = detection.drop_duplicates("dataset").set_index("dataset")
-    wide["n"] = wide["dataset"].map(sizes["n"]).to_numpy()
-    wide["positive_share"] = wide["dataset"].map(sizes["positive_share"]).to_numpy()
-    for metric in metrics:
-        wide[f"AUC {metric}"] = 100 * per_set[("roc_auc", metric)].to_numpy()
-    for metric in metrics:
-        wide[f"ECE {metric}"] = per_set[(ece, metric)].to_numpy()
-    wide = pd.concat([wide, _mean_rows(wide)], ignore_index=True)
-    table = pd.DataFrame({"set": wide["dataset"], "n": wide["n"].astype(int).astype(str)})
-    table["% consistent"] = [_fmt(100 * v, 1) for v in wide["positive_share"]]
-    for column in wide.columns:
-        if column.startswith("AUC "):
-            table[column] = [_fmt(v, 1) for v in wide[column]]
-        elif column.startswith("ECE "):
-            table[column] = [_fmt(v, 3) for v in wide[column]]
-    return table
-
-
-def _fmt(value: float, decimals: int) -> str:
-    return "--" if pd.isna(value) else f"{value:.{decimals}f}"
-
 
 def published_comparison(detection: pd.DataFrame) -> pd.DataFrame:
     """Our AUC × 100 beside the published per-set values and the published 8-set means."""
@@ -148,15 +109,12 @@ def register(commands: Any) -> None:
     command = commands.add_parser("true-published", help="TRUE AUC/ECE tables from SCALE's released baseline scores")
     command.add_argument("--data", required=True, help="results/data/true_published.parquet")
     command.add_argument("--out-dir", required=True, help="writes detection.csv, published_comparison.csv, metrics.json")
-    command.add_argument("--out-md", required=True)
-    command.add_argument("--out-tex", required=True)
     command.add_argument("--ece-bins", type=int, required=True)
     command.set_defaults(func=run_true_published)
 
 
 def run_true_published(args: argparse.Namespace) -> None:
     from factlab.io import write_json, write_text
-    from factlab.report.tables import write_tables
 
     detection = detection_table(pd.read_parquet(args.data), ece_bins=args.ece_bins)
     comparison = published_comparison(detection)
@@ -164,14 +122,3 @@ def run_true_published(args: argparse.Namespace) -> None:
     write_text(detection.to_csv(index=False), out / "detection.csv")
     write_text(comparison.to_csv(index=False), out / "published_comparison.csv")
     write_json(headline_metrics(detection, comparison), out / "metrics.json")
-    write_tables(
-        paper_table(detection, ece_bins=args.ece_bins),
-        args.out_md,
-        args.out_tex,
-        caption=f"TRUE sets scored by the baselines whose outputs SCALE released: ROC AUC $\\times$ 100 (positive = "
-        f"consistent) and expected calibration error with {args.ece_bins} equal-width bins. ECE is undefined (--) "
-        "where a metric's scores leave [0, 1] on a set (SummaC-ZS lies in [-1, 1]; BERTScore is rescaled and "
-        "leaves [0, 1] on every set but PAWS); a mean is given only where every set has a value. "
-        "The 8-set mean leaves out FEVER, PAWS and VitaminC, as AlignScore's TRUE average does.",
-        label="tab:true-published",
-    )

@@ -14,7 +14,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from factlab.models.qasem.inflection import verb_lemma
-from factlab.text.nlp import load_spacy
+from factlab.runtime import load_spacy
 
 NOUN_TAGS = ("NN", "NNS")  # common nouns: the candidates for event nouns (as QANom's candidates)
 DISABLE: tuple[str, ...] = ()  # tags, lemmas, parse and entities (person subjects ask "who") are all used
@@ -43,7 +43,7 @@ def is_content_word(token: Token) -> bool:
 @lru_cache(maxsize=1)
 def verb_lexicon() -> frozenset[str]:
     """Known English verbs: spaCy's lemmatizer verb index."""
-    from factlab.models.qasem.hub import verb_lemmas
+    from factlab.models.qasem.lexicon import verb_lemmas
 
     return verb_lemmas()
 
@@ -65,7 +65,7 @@ def token_verb_lemma(token: Token) -> str:
 def noun_verb_form(token: Token, lexicon: Mapping[str, str]) -> str:
     """The verb of an event noun: QANom's own verb forms first ("orientation" -> "orientate"),
     then the suffix rule of the hub adapter ("preparation" -> "prepare"), else the noun lemma."""
-    from factlab.models.qasem.hub import event_noun_verb
+    from factlab.models.qasem.lexicon import event_noun_verb
 
     for key in (token.text.lower(), token.lemma_.lower()):
         if key in lexicon:

@@ -39,12 +39,13 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from factlab.errors import DataError, FactlabError
+from factlab.models.qasem.lexicon import COMMON_NOUN_TAGS, event_noun_verb
 from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
+from factlab.runtime import select_device
 
 QASEM_PARSER_STYLE = "qasem_parser"
 QANOM_SEQ2SEQ_STYLE = "qanom_seq2seq"
@@ -74,15 +75,6 @@ DEFAULT_STRIP_TOKENS = ("<pad>", "</s>")
 DEFAULT_BATCH_SIZE = 32
 DEFAULT_NUM_BEAMS = 4
 DEFAULT_MAX_NEW_TOKENS = 256
-
-# Event-noun rule: suffix -> the endings tried in its place to find the verb.
-EVENT_NOUN_SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("ation", ("", "e", "ate")), ("ition", ("", "e")), ("ion", ("", "e")), ("ment", ("",)),
-    ("ance", ("", "e")), ("ence", ("", "e")), ("al", ("", "e")), ("ure", ("", "e")), ("ing", ("", "e")),
-    ("sis", ("ze", "se")), ("ery", ("er",)), ("age", ("",)),
-)
-MIN_STEM_CHARS = 3  # "ring" is not "r" + "ing"
-COMMON_NOUN_TAGS = ("NN", "NNS")
 
 # Every counter `HubQASemParser.counts` reports (zeros included, so reports have fixed columns).
 COUNT_KEYS = (
@@ -268,36 +260,11 @@ def locate_answer(tokens: Sequence[str], answer: str, predicate_index: int | Non
     return min(matches, key=lambda span: span_distance(span, predicate_index))
 
 
-@lru_cache(maxsize=1)
-def verb_lemmas() -> frozenset[str]:
-    """The verbs of spaCy's English lemmatizer index (the event-noun rule's lexicon)."""
-    from factlab.text.nlp import load_spacy
-
-    lemmatizer = load_spacy(disable=("ner", "parser", "senter")).get_pipe("lemmatizer")
-    return frozenset(lemmatizer.lookups.get_table("lemma_index")["verb"])
-
-
-def event_noun_verb(noun_lemma: str, verbs: Iterable[str] | None = None) -> str | None:
-    """The verb an event noun derives from by a suffix ("preparation" -> "prepare"), else None."""
-    lexicon = verb_lemmas() if verbs is None else frozenset(verbs)
-    lemma = noun_lemma.lower()
-    for suffix, endings in EVENT_NOUN_SUFFIXES:
-        stem = lemma[: -len(suffix)]
-        if not lemma.endswith(suffix) or len(stem) < MIN_STEM_CHARS:
-            continue
-        for ending in endings:
-            if stem + ending in lexicon:
-                return stem + ending
-        if suffix == "ing" and stem[-1] == stem[-2] and stem[:-1] in lexicon:
-            return stem[:-1]  # "running" -> "run"
-    return None
-
-
 def detect_predicates(sentences: Sequence[Sequence[str]]) -> list[list[Predicate]]:
     """Verbs (spaCy POS VERB, not modal, not "be") and suffix-derived event nouns, per sentence."""
     from spacy.tokens import Doc
 
-    from factlab.text.nlp import load_spacy
+    from factlab.runtime import load_spacy
 
     nlp = load_spacy(disable=("ner", "parser", "senter"))
     docs = nlp.pipe(Doc(nlp.vocab, words=list(tokens)) for tokens in sentences)
@@ -339,12 +306,6 @@ def read_preprocessing(path: Path) -> Seq2SeqPreprocessing:
     return Seq2SeqPreprocessing.from_mapping(kwargs, file=path)
 
 
-def pick_device(device: str | None) -> str:
-    import torch
-
-    return device or ("cuda" if torch.cuda.is_available() else "cpu")
-
-
 class HubQASemParser:
     """A published seq2seq QASem parser behind factlab's `QASemParser` protocol.
 
@@ -357,7 +318,7 @@ class HubQASemParser:
     def __init__(
         self,
         model_name_or_path: str = DEFAULT_MODEL,
-        device: str | None = None,
+        device: str = "auto",
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
         num_beams: int = DEFAULT_NUM_BEAMS,
@@ -371,7 +332,7 @@ class HubQASemParser:
         self.batch_size = batch_size
         self.max_new_tokens = max_new_tokens
         self.num_beams = num_beams  # 1 = greedy
-        self.device = pick_device(device)
+        self.device = str(select_device(device))
         self.predicate_detector = predicate_detector or detect_predicates
         self.tokenizer, self.model = load_seq2seq(self.model_name_or_path, self.device)
         self.preprocessing = load_seq2seq_preprocessing(self.model_name_or_path) if style == QANOM_SEQ2SEQ_STYLE else None

@@ -34,7 +34,7 @@ from spacy.tokens import Doc
 
 from factlab.errors import DataError, FactlabError
 from factlab.io import atomic_path, write_json
-from factlab.models.encoder import load_encoder, load_tokenizer, select_device
+from factlab.runtime import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.analysis import analyse, is_content_word, is_noun_candidate, noun_verb_form, token_verb_lemma
 from factlab.models.qasem.copular import copular_qas
 from factlab.models.qasem.decoding import SpanDecoding, TaggedPredicate, decode_spans

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Literal
 
-from factlab.text.sentences import Sentence, word_count
+from factlab.preprocess.sentences import Sentence, word_count
 
 AlignScorePolicy = Literal["reference", "even"]
 WindowPolicy = Literal["covering", "reference"]

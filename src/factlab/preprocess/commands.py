@@ -1,8 +1,8 @@
-"""`factlab preprocess …`: sentences, chunks, triples and the report of one benchmark.
+"""`factlab preprocess sentences|chunks|triples|report`: the text units of one benchmark.
 
-Each command reads parquet, calls `factlab.text.preprocess`, and writes its outputs atomically.
+Each command reads parquet, calls `factlab.preprocess.benchmark`, and writes its outputs atomically.
 Every parameter is required: the values live in params.yaml and the rules pass them.
-Also runnable alone: `python -m factlab.text.cli <command> …`.
+The QA units (`factlab preprocess qas`) are factlab.preprocess.qas.
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from factlab.io import write_json, write_parquet
-from factlab.text.chunking import AlignScorePolicy, WindowPolicy
-from factlab.text.preprocess import (
+from factlab.commands import positive_int, write_report
+from factlab.io import write_parquet
+from factlab.preprocess.chunking import AlignScorePolicy, WindowPolicy
+from factlab.preprocess.benchmark import (
     ChunkSettings,
     chunk_units,
     load_tokenizer,
@@ -26,20 +28,18 @@ from factlab.text.preprocess import (
     sentence_units,
     triple_units,
 )
-from factlab.text.sentences import METHODS
+from factlab.preprocess.sentences import METHODS
 
 LOGGER = logging.getLogger(__name__)
 ALIGNSCORE_POLICIES: tuple[AlignScorePolicy, ...] = ("reference", "even")
 WINDOW_POLICIES: tuple[WindowPolicy, ...] = ("covering", "reference")
 
 
-def register(parser: argparse.ArgumentParser) -> None:
-    commands = parser.add_subparsers(dest="command", required=True)
-
+def register(commands: Any) -> None:
     sentences = commands.add_parser("sentences", help="split sources (once per doc_id) and outputs into sentences")
     _add_benchmark_arguments(sentences)
     sentences.add_argument("--splitter", choices=METHODS, required=True)
-    sentences.add_argument("--batch-size", type=_positive_int, required=True, help="spaCy nlp.pipe batch size")
+    sentences.add_argument("--batch-size", type=positive_int, required=True, help="spaCy nlp.pipe batch size")
     sentences.add_argument("--out", required=True, help="sentences.parquet")
     sentences.add_argument("--report", required=True, help="JSON counts and timing of this step")
     sentences.set_defaults(func=run_sentences)
@@ -47,13 +47,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     chunks = commands.add_parser("chunks", help="cut each source by the AlignScore, SCALE and packing policies")
     _add_benchmark_arguments(chunks)
     chunks.add_argument("--sentences", required=True, help="sentences.parquet of the same benchmark")
-    chunks.add_argument("--words-per-chunk", type=_positive_int, required=True)
+    chunks.add_argument("--words-per-chunk", type=positive_int, required=True)
     chunks.add_argument("--alignscore-policy", choices=ALIGNSCORE_POLICIES, required=True)
     chunks.add_argument("--tokenizer", required=True, help="'minilm', a hub id or a local path")
-    chunks.add_argument("--chunk-size", type=_positive_int, required=True)
+    chunks.add_argument("--chunk-size", type=positive_int, required=True)
     chunks.add_argument("--overlap", type=float, required=True)
     chunks.add_argument("--window-policy", choices=WINDOW_POLICIES, required=True)
-    chunks.add_argument("--token-budget", type=_positive_int, required=True)
+    chunks.add_argument("--token-budget", type=positive_int, required=True)
     chunks.add_argument("--split-long", action=argparse.BooleanOptionalAction, required=True)
     chunks.add_argument("--out", required=True, help="chunks.parquet")
     chunks.add_argument("--report", required=True)
@@ -62,24 +62,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     triples = commands.add_parser("triples", help="OpenIE-style triples of every sentence")
     triples.add_argument("--benchmark", required=True)
     triples.add_argument("--sentences", required=True)
-    triples.add_argument("--batch-size", type=_positive_int, required=True)
+    triples.add_argument("--batch-size", type=positive_int, required=True)
     triples.add_argument("--out", required=True, help="triples.parquet")
     triples.add_argument("--report", required=True)
     triples.set_defaults(func=run_triples)
-
-    qas = commands.add_parser("qas", help="QASem QA pairs of every output sentence")
-    qas.add_argument("--benchmark", required=True)
-    qas.add_argument("--sentences", required=True)
-    qas.add_argument("--parser", choices=("trained", "hub"), required=True)
-    qas.add_argument("--model", required=True, help="trained: the model folder; hub: a hub id or local folder")
-    qas.add_argument("--device", default="auto")
-    qas.add_argument("--batch-size", type=_positive_int, default=32)
-    qas.add_argument("--hub-format", default="qasem_parser")
-    qas.add_argument("--num-beams", type=_positive_int, default=4)
-    qas.add_argument("--max-new-tokens", type=_positive_int, default=256)
-    qas.add_argument("--out", required=True, help="qas.parquet")
-    qas.add_argument("--report", required=True)
-    qas.set_defaults(func=run_qas)
 
     report = commands.add_parser("report", help="merge the step reports into report.json")
     report.add_argument("--sentences-report", required=True)
@@ -93,7 +79,7 @@ def run_sentences(args: argparse.Namespace) -> None:
     examples = _read_examples(args)
     sentences, report = sentence_units(examples, args.benchmark, args.splitter, args.batch_size)
     write_parquet(sentences, args.out)
-    _write_report(report, args.report)
+    write_report(report, args.report)
 
 
 def run_chunks(args: argparse.Namespace) -> None:
@@ -113,31 +99,19 @@ def run_chunks(args: argparse.Namespace) -> None:
     chunks, report = chunk_units(examples, pd.read_parquet(args.sentences), args.benchmark, tokenizer, settings)
     report |= {"tokenizer": args.tokenizer, "load_seconds": round(load_seconds, 3)}
     write_parquet(chunks, args.out)
-    _write_report(report, args.report)
+    write_report(report, args.report)
 
 
 def run_triples(args: argparse.Namespace) -> None:
     triples, report = triple_units(pd.read_parquet(args.sentences), args.benchmark, args.batch_size)
     write_parquet(triples, args.out)
-    _write_report(report, args.report)
-
-
-def run_qas(args: argparse.Namespace) -> None:
-    from factlab.models.qasem.units import load_qasem_parser, qa_units, spacy_tokenizer
-
-    parser = load_qasem_parser(args.parser, args.model, device=args.device, batch_size=args.batch_size,
-                               hub_format=args.hub_format, num_beams=args.num_beams, max_new_tokens=args.max_new_tokens)
-    qas, report = qa_units(pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark,
-                           parser_counts=lambda: parser.counts)
-    report["parser"] = {"kind": args.parser, "model": args.model}
-    write_parquet(qas, args.out)
-    _write_report(report, args.report)
+    write_report(report, args.report)
 
 
 def run_report(args: argparse.Namespace) -> None:
     paths = (args.sentences_report, args.chunks_report, args.triples_report)
     parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
-    _write_report(merge_reports(*parts), args.out)
+    write_report(merge_reports(*parts), args.out)
 
 
 def _add_benchmark_arguments(command: argparse.ArgumentParser) -> None:
@@ -150,17 +124,5 @@ def _read_examples(args: argparse.Namespace) -> pd.DataFrame:
     return select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
 
 
-def _write_report(report: dict, path: str) -> None:
-    write_json(report, path)
-    LOGGER.info("%s: %s", path, json.dumps(report, sort_keys=True))
-
-
 def _max_examples(value: str) -> int | None:
-    return None if value == "all" else _positive_int(value)
-
-
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return number
+    return None if value == "all" else positive_int(value)

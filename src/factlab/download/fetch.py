@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from factlab.data.manifest import ManifestEntry, local_path
+from factlab.download.manifest import ManifestEntry, local_path
 from factlab.errors import DownloadError
 from factlab.io import atomic_path, sha256_file
 

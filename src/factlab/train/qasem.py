@@ -39,7 +39,7 @@ import pandas as pd
 import torch
 
 from factlab.errors import FactlabError
-from factlab.models.encoder import load_encoder, load_tokenizer, select_device
+from factlab.runtime import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.analysis import analyse, is_noun_candidate, token_verb_lemma
 from factlab.models.qasem.benchmark import gold_arguments, gold_predicates, score_on_gold
 from factlab.models.qasem.decoding import tune_decoding

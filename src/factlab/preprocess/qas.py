@@ -8,14 +8,18 @@ output sentences are parsed: QASemConsistency decomposes the output, not the sou
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
+from factlab.commands import positive_int, write_report
 from factlab.errors import DataError
+from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
+from factlab.runtime import DEVICES
 
 QA_COLUMNS = {
     "example_id": "string",
@@ -118,14 +122,14 @@ def load_qasem_parser(
     if kind == "hub":
         from factlab.models.qasem.hub import HubQASemParser
 
-        return HubQASemParser(model, device=None if device == "auto" else device, batch_size=batch_size,
+        return HubQASemParser(model, device=device, batch_size=batch_size,
                               max_new_tokens=max_new_tokens, num_beams=num_beams, style=hub_format)
     raise ValueError(f"unknown QASem parser kind {kind!r}: use 'trained' or 'hub'")
 
 
 def spacy_tokenizer() -> Callable[[str], list[str]]:
     """Tokens as the parsers expect them (spaCy's English tokenizer, whitespace tokens dropped)."""
-    from factlab.text.nlp import load_spacy
+    from factlab.runtime import load_spacy
 
     tokenizer = load_spacy().tokenizer
 
@@ -134,3 +138,31 @@ def spacy_tokenizer() -> Callable[[str], list[str]]:
 
     return tokenize
 
+
+# --- command line -------------------------------------------------------------------------
+
+
+def register(commands: Any) -> None:
+    qas = commands.add_parser("qas", help="QASem QA pairs of every output sentence")
+    qas.add_argument("--benchmark", required=True)
+    qas.add_argument("--sentences", required=True)
+    qas.add_argument("--parser", choices=("trained", "hub"), required=True)
+    qas.add_argument("--model", required=True, help="trained: the model folder; hub: a hub id or local folder")
+    qas.add_argument("--device", required=True, choices=DEVICES)
+    qas.add_argument("--batch-size", type=positive_int, required=True)
+    qas.add_argument("--hub-format", required=True)
+    qas.add_argument("--num-beams", type=positive_int, required=True)
+    qas.add_argument("--max-new-tokens", type=positive_int, required=True)
+    qas.add_argument("--out", required=True, help="qas.parquet")
+    qas.add_argument("--report", required=True)
+    qas.set_defaults(func=run_qas)
+
+
+def run_qas(args: argparse.Namespace) -> None:
+    parser = load_qasem_parser(args.parser, args.model, device=args.device, batch_size=args.batch_size,
+                               hub_format=args.hub_format, num_beams=args.num_beams, max_new_tokens=args.max_new_tokens)
+    qas, report = qa_units(pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark,
+                           parser_counts=lambda: parser.counts)
+    report["parser"] = {"kind": args.parser, "model": args.model}
+    write_parquet(qas, args.out)
+    write_report(report, args.report)

@@ -16,7 +16,7 @@ from matplotlib.colors import BoundaryNorm, Colormap, ListedColormap, Normalize
 from matplotlib.figure import Figure
 
 from factlab.errors import DataError
-from factlab.report.figures import new_figure, save_figure
+from factlab.paper.figures import new_figure, save_figure
 
 # p-value bands: the eye should separate "clearly different" from "not distinguishable" at once.
 P_BOUNDS = [0.0, 0.001, 0.01, 0.05, 0.1, 1.0]

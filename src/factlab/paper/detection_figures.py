@@ -11,7 +11,7 @@ import math
 import pandas as pd
 from matplotlib.figure import Figure
 
-from factlab.report.figures import new_figure, new_grid
+from factlab.paper.figures import new_figure, new_grid
 
 AUC_COLOUR = "tab:blue"
 RUNTIME_COLOUR = "tab:orange"

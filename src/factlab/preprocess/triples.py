@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from factlab.text.nlp import parse_many
+from factlab.runtime import parse_many
 
 PREDICATE_POS = {"VERB", "AUX"}
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
@@ -80,7 +80,7 @@ def extract_triples(doc: Doc) -> list[Triple]:
 
 def extract_triples_many(texts: Iterable[str], batch_size: int = 64) -> list[list[Triple]]:
     """Triples of each text, parsed in batches by the cached parser pipeline that keeps
-    hyphenated words whole (see `factlab.text.nlp.load_spacy`)."""
+    hyphenated words whole (see `factlab.runtime.load_spacy`)."""
     return [extract_triples(doc) for doc in parse_triples_docs(texts, batch_size=batch_size)]
 
 

@@ -1,6 +1,6 @@
 """Preprocess stage: a canonical benchmark frame -> sentence, chunk and triple frames + reports.
 
-DataFrame in, DataFrames and count dicts out (no file I/O: `factlab.text.cli` reads and writes).
+DataFrame in, DataFrames and count dicts out (no file I/O: `factlab.preprocess.cli` reads and writes).
 Each step also times itself, so the stage report can give words per second.
 
 Layout of the frames (results/preprocess/<benchmark>/{sentences,chunks,triples}.parquet):
@@ -40,10 +40,10 @@ from tokenizers import Encoding, Tokenizer
 from tqdm import tqdm
 
 from factlab.errors import DataError, FactlabError
-from factlab.text.chunking import ChunkReport, SentenceChunk, alignscore_chunks, pack_sentences, token_windows
-from factlab.text.nlp import PARSE_ONLY, SENTENCES_ONLY, load_spacy
-from factlab.text.sentences import Sentence, split_sentences_many, word_count
-from factlab.text.triples import extract_triples, parse_triples_docs
+from factlab.preprocess.chunking import ChunkReport, SentenceChunk, alignscore_chunks, pack_sentences, token_windows
+from factlab.runtime import PARSE_ONLY, SENTENCES_ONLY, load_spacy
+from factlab.preprocess.sentences import Sentence, split_sentences_many, word_count
+from factlab.preprocess.triples import extract_triples, parse_triples_docs
 
 SOURCE, OUTPUT = "source", "output"
 POLICIES = ("alignscore", "scale_windows", "packing")
@@ -287,7 +287,7 @@ def load_tokenizer(name: str = MINILM) -> Tokenizer:
     download); anything else is a hub id or a local path with a fast tokenizer.
     """
     if name == MINILM:
-        from factlab.models.encoder import encoder_path
+        from factlab.runtime import encoder_path
 
         tokenizer = Tokenizer.from_file(str(encoder_path() / "tokenizer.json"))
     else:

@@ -22,7 +22,7 @@ from typing import Literal
 import pysbd
 
 from factlab.errors import DataError
-from factlab.text.nlp import SENTENCES_ONLY, load_spacy
+from factlab.runtime import SENTENCES_ONLY, load_spacy
 
 Method = Literal["pysbd", "spacy"]
 # pysbd never splits inside quotation marks, so a multi-sentence quote (common in news:

@@ -1,0 +1,97 @@
+"""Which factlab source files a `factlab <stage> <command>` run executes: a workflow rule's code inputs.
+
+The import closure is found statically (ast): every `factlab` module a module imports, at any depth
+inside it (function-level imports run too), plus the packages' `__init__.py` files that importing
+runs. Stage CLIs dispatch lazily (factlab.commands: `importlib`, invisible here), so a command's
+own module is named explicitly instead of every command module of its stage. With these as rule
+inputs, editing a module reruns exactly the rules whose commands execute it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import factlab
+
+PACKAGE_DIR = Path(factlab.__file__).resolve().parent
+TOP = "factlab"
+# A module that imports every module of a package by name at run time declares the package here.
+DISCOVERY_NAME = "DISCOVERED_PACKAGES"
+
+
+def module_file(module: str) -> Path | None:
+    """The source file of a factlab module or package, None for a name that is not one (an attribute)."""
+    if module == TOP:
+        return PACKAGE_DIR / "__init__.py"
+    relative = Path(*module.split(".")[1:])
+    for candidate in (PACKAGE_DIR / relative.with_suffix(".py"), PACKAGE_DIR / relative / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == DISCOVERY_NAME for target in node.targets):
+            for package in ast.literal_eval(node.value):
+                found.update(package_modules(package))
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == TOP)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == TOP:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)  # `from pkg import module`
+    return found
+
+
+def package_modules(package: str) -> list[str]:
+    folder = PACKAGE_DIR / Path(*package.split(".")[1:])
+    return [f"{package}.{path.stem}" for path in sorted(folder.glob("*.py")) if path.stem != "__init__"]
+
+
+def with_parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def module_closure(modules: Iterable[str]) -> list[str]:
+    """Sorted repository-relative paths (src/factlab/...) of every file the modules execute on import."""
+    seen: set[str] = set()
+    files: set[Path] = set()
+    stack = [name for module in modules for name in with_parents(module)]
+    while stack:
+        module = stack.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        path = module_file(module)
+        if path is None:
+            continue
+        files.add(path)
+        for imported in imported_modules(path):
+            stack.extend(with_parents(imported))
+    root = PACKAGE_DIR.parent.parent
+    return sorted(str(path.relative_to(root)) for path in files)
+
+
+def command_modules(stage: str, command: str | None = None) -> list[str]:
+    """The modules `factlab <stage> <command>` imports: the entry point, the stage CLI, the command's module."""
+    from factlab.cli import STAGES
+
+    stage_cli = STAGES[stage][0]
+    modules = [f"{TOP}.cli", stage_cli]
+    command_map = getattr(importlib.import_module(stage_cli), "COMMAND_MODULES", {})
+    if command is not None and command in command_map:
+        modules += [f"{TOP}.commands", command_map[command]]
+    elif command_map:
+        raise KeyError(f"{stage_cli} has no command {command!r}")
+    return modules
+
+
+def command_code(stage: str, command: str | None = None) -> list[str]:
+    """The source files a workflow rule running `factlab <stage> <command>` depends on."""
+    return module_closure(command_modules(stage, command))

@@ -1,0 +1,42 @@
+"""Lazy sub-commands: a stage CLI imports only the module of the command it runs.
+
+So `factlab metaeval frank-correlations` executes the FRANK module and not the ScreenEval one, and
+a workflow rule can list as inputs exactly the code its command executes (workflow/rules/common.smk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from factlab.io import write_json
+
+LOGGER = logging.getLogger(__name__)
+
+
+def register_commands(parser: argparse.ArgumentParser, modules: Mapping[str, str], requested: str | None) -> None:
+    """Sub-commands from `modules` (command -> module defining `register(commands)`); only the module
+    of `requested` is imported when it is known, every module otherwise (help, errors)."""
+    commands = parser.add_subparsers(dest="command", required=True)
+    names = [modules[requested]] if requested in modules else sorted(set(modules.values()))
+    for name in names:
+        importlib.import_module(name).register(commands)
+
+
+def positive_int(value: str) -> int:
+    """argparse type: an integer >= 1."""
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return number
+
+
+def write_report(report: dict[str, Any], path: str | Path) -> None:
+    """A step's counts as JSON, and the same line in the job's log."""
+    write_json(report, path)
+    LOGGER.info("%s: %s", path, json.dumps(report, sort_keys=True))

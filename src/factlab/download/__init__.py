@@ -1,0 +1,1 @@
+"""Download stage: every manifest file, mirror first, sha256-verified, into results/download/."""

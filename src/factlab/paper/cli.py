@@ -1,0 +1,24 @@
+"""`factlab paper …`: render the paper's tables and figures from the data and metaeval CSVs."""
+
+from __future__ import annotations
+
+import argparse
+
+from factlab.commands import register_commands
+
+COMMAND_MODULES = {
+    "datasets-table": "factlab.paper.datasets",
+    "frank-table": "factlab.paper.frank",
+    "frank-williams-figure": "factlab.paper.frank",
+    "frank-ablation-figure": "factlab.paper.frank",
+    "screeneval-chunk-size-figure": "factlab.paper.screeneval",
+    "screeneval-reliability-figure": "factlab.paper.screeneval",
+    "true-published-table": "factlab.paper.true_published",
+    "qasem-consistency-table": "factlab.paper.qasem_consistency",
+    "agreement-table": "factlab.paper.agreement",
+    "qasem-parser-table": "factlab.paper.qasem_parser",
+}
+
+
+def register(parser: argparse.ArgumentParser, command: str | None = None) -> None:
+    register_commands(parser, COMMAND_MODULES, command)

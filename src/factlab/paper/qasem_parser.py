@@ -1,0 +1,47 @@
+"""Paper table of factlab's QASem parser (results/metaeval/qasem_parser/{scores,predicate_detection}.csv)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pandas as pd
+
+from factlab.paper import captions
+from factlab.paper.tables import write_tables
+
+
+PUBLISHED_T5_SMALL_UA_F1 = {"qasrl_gs_test": 0.686, "qanom_test": 0.592}
+TEST_SET_NAMES = {"qasrl_gs_test": "QA-SRL GS test (verbal)", "qanom_test": "QANom test (nominal)"}
+
+
+def qasem_parser_layout(scores: pd.DataFrame, detection: pd.DataFrame) -> pd.DataFrame:
+    """One row per test set: argument UA/LA (gold predicates), predicate detection F1, and the
+    published T5-small UA-F1 (empty for a set it did not report)."""
+    detection_f1 = dict(zip(detection["dataset"], detection["f1"], strict=True))
+    return pd.DataFrame({
+        "Test set": [TEST_SET_NAMES.get(name, name) for name in scores["dataset"]],
+        "UA-P": scores["unlabeled_precision"].to_numpy(),
+        "UA-R": scores["unlabeled_recall"].to_numpy(),
+        "UA-F1": scores["unlabeled_f1"].to_numpy(),
+        "LA-F1": scores["labeled_f1"].to_numpy(),
+        "Gold args": scores["n_gold"].to_numpy(),
+        "Predicted args": scores["n_pred"].to_numpy(),
+        "Predicate F1": [detection_f1.get(name, float("nan")) for name in scores["dataset"]],
+        "T5-small UA-F1": [PUBLISHED_T5_SMALL_UA_F1.get(name, float("nan")) for name in scores["dataset"]],
+    })
+
+
+def register(commands: Any) -> None:
+    command = commands.add_parser("qasem-parser-table", help="QASem parser test-set scores beside T5-small")
+    command.add_argument("--scores", required=True, help="scores.csv")
+    command.add_argument("--detection", required=True, help="predicate_detection.csv")
+    command.add_argument("--iou-threshold", type=float, required=True)
+    command.add_argument("--out-md", required=True)
+    command.add_argument("--out-tex", required=True)
+    command.set_defaults(func=run_table)
+
+
+def run_table(args: argparse.Namespace) -> None:
+    table = qasem_parser_layout(pd.read_csv(args.scores), pd.read_csv(args.detection))
+    write_tables(table, args.out_md, args.out_tex, caption=captions.qasem_parser(args.iou_threshold), label="tab:qasem-parser")

@@ -1,0 +1,1 @@
+"""Train stage: factlab's own models, written under results/models/ (today: the QASem parser)."""

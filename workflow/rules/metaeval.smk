@@ -1,0 +1,243 @@
+# Meta-evaluation: numbers only (CSV/JSON) under results/metaeval/; the paper stage renders the tables
+# and figures from them (paper.smk). Commands: `factlab metaeval …` (src/factlab/metaeval/).
+#   frank_baselines/       FRANK's evaluation of its baseline metrics, rebuilt from FRANK's released scores
+#                          (partial correlations, Williams tests, error-category ablation)
+#   screeneval_published/, true_published/, qasem_consistency/, agreement/: published analyses rebuilt
+#   qasem_parser/          factlab's QASem parser on QA-SRL GS test and QANom test, QASemConsistency coverage
+# Each rule's code input is the import closure of the command it runs (common.smk: code()).
+
+METAEVAL_DIR = "results/metaeval"
+FRANK_INPUTS = {
+    "benchmark": "results/data/frank.parquet",
+    "scores": "results/data/frank_baseline_scores.parquet",
+}
+FRANK_DIR = f"{METAEVAL_DIR}/frank_baselines"
+FRANK_PARAMS = config["metaeval"]["frank"]
+QASEM_EVAL_DIR = f"{METAEVAL_DIR}/qasem_parser"
+
+
+
+rule correlate_frank_baselines:
+    output:
+        all=f"{FRANK_DIR}/correlations.csv",
+        test=f"{FRANK_DIR}/correlations_test.csv",
+    input:
+        **FRANK_INPUTS,
+        code=code("metaeval", "frank-correlations"),
+    params:
+        subsets=FRANK_PARAMS["subsets"],
+        variant=FRANK_PARAMS["partial_variant"],
+        resamples=config["metaeval"]["bootstrap_resamples"],
+        confidence=config["metaeval"]["confidence"],
+        seed=config["metaeval"]["seed"],
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/frank_correlations.log",
+    shell:
+        "factlab metaeval frank-correlations --benchmark {input.benchmark} --scores {input.scores} "
+        "--subsets {params.subsets} --variant {params.variant} --resamples {params.resamples} "
+        "--confidence {params.confidence} --seed {params.seed} --out {output.all} --out-test {output.test} "
+        "> {log} 2>&1"
+
+
+rule compare_frank_metrics:
+    output:
+        williams=f"{FRANK_DIR}/williams.csv",
+        matrix=f"{FRANK_DIR}/metric_matrix.csv",
+    input:
+        **FRANK_INPUTS,
+        code=code("metaeval", "frank-williams"),
+    params:
+        variant=FRANK_PARAMS["williams_variant"],
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/frank_williams.log",
+    shell:
+        "factlab metaeval frank-williams --benchmark {input.benchmark} --scores {input.scores} "
+        "--variant {params.variant} --out {output.williams} --out-matrix {output.matrix} > {log} 2>&1"
+
+
+rule ablate_frank_categories:
+    output:
+        f"{FRANK_DIR}/ablation.csv",
+    input:
+        **FRANK_INPUTS,
+        code=code("metaeval", "frank-ablation"),
+    params:
+        subsets=FRANK_PARAMS["subsets"],
+        variant=FRANK_PARAMS["partial_variant"],
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/frank_ablation.log",
+    shell:
+        "factlab metaeval frank-ablation --benchmark {input.benchmark} --scores {input.scores} "
+        "--subsets {params.subsets} --variant {params.variant} --out {output} > {log} 2>&1"
+
+
+rule summarise_frank_baselines:
+    output:
+        f"{FRANK_DIR}/metrics.json",
+    input:
+        correlations=rules.correlate_frank_baselines.output.all,
+        williams=rules.compare_frank_metrics.output.williams,
+        code=code("metaeval", "frank-summary"),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/frank_summary.log",
+    shell:
+        "factlab metaeval frank-summary --correlations {input.correlations} --williams {input.williams} "
+        "--out {output} > {log} 2>&1"
+
+
+rule evaluate_screeneval_published:
+    output:
+        detection=f"{METAEVAL_DIR}/screeneval_published/detection.csv",
+        split=f"{METAEVAL_DIR}/screeneval_published/split.csv",
+        chunk_size=f"{METAEVAL_DIR}/screeneval_published/chunk_size.csv",
+        comparison=f"{METAEVAL_DIR}/screeneval_published/published_comparison.csv",
+        reliability=f"{METAEVAL_DIR}/screeneval_published/reliability.csv",
+        metrics=f"{METAEVAL_DIR}/screeneval_published/metrics.json",
+    input:
+        data="results/data/screeneval_published.parquet",
+        code=code("metaeval", "screeneval"),
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
+        ece_bins=config["metaeval"]["ece_bins"],
+        reliability_bins=config["metaeval"]["reliability_plot_bins"],
+        val_fraction=config["metaeval"]["screeneval"]["val_fraction"],
+        seed=config["metaeval"]["seed"],
+        policies=" ".join(config["metaeval"]["threshold_policies"]),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/evaluate_screeneval_published.log",
+    shell:
+        "factlab metaeval screeneval --data {input.data} --out-dir {params.out_dir} "
+        "--ece-bins {params.ece_bins} --reliability-bins {params.reliability_bins} "
+        "--val-fraction {params.val_fraction} --seed {params.seed} --policies {params.policies} > {log} 2>&1"
+
+
+rule evaluate_true_published:
+    output:
+        detection=f"{METAEVAL_DIR}/true_published/detection.csv",
+        comparison=f"{METAEVAL_DIR}/true_published/published_comparison.csv",
+        metrics=f"{METAEVAL_DIR}/true_published/metrics.json",
+    input:
+        data="results/data/true_published.parquet",
+        code=code("metaeval", "true-published"),
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
+        ece_bins=config["metaeval"]["ece_bins"],
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/evaluate_true_published.log",
+    shell:
+        "factlab metaeval true-published --data {input.data} --out-dir {params.out_dir} "
+        "--ece-bins {params.ece_bins} > {log} 2>&1"
+
+
+rule summarise_qasem_consistency:
+    output:
+        statistics=f"{METAEVAL_DIR}/qasem_consistency/statistics.csv",
+        metrics=f"{METAEVAL_DIR}/qasem_consistency/metrics.json",
+    input:
+        responses="results/data/qasem_consistency.parquet",
+        qas="results/data/qasem_consistency_qas.parquet",
+        code=code("metaeval", "qasem-consistency"),
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/summarise_qasem_consistency.log",
+    shell:
+        "factlab metaeval qasem-consistency --responses {input.responses} --qas {input.qas} "
+        "--out-dir {params.out_dir} > {log} 2>&1"
+
+
+rule measure_annotator_agreement:
+    output:
+        agreement=f"{METAEVAL_DIR}/agreement/agreement.csv",
+        metrics=f"{METAEVAL_DIR}/agreement/metrics.json",
+    input:
+        # Order = row order of the table.
+        data=[
+            "results/data/qags_cnndm.parquet",
+            "results/data/qags_xsum.parquet",
+            "results/data/xsumfaith.parquet",
+        ],
+        code=code("metaeval", "annotator-agreement"),
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/measure_annotator_agreement.log",
+    shell:
+        "factlab metaeval annotator-agreement --data {input.data} --out-dir {params.out_dir} "
+        "> {log} 2>&1"
+
+
+rule evaluate_qasem_parser:
+    output:
+        scores=report(
+            f"{QASEM_EVAL_DIR}/scores.csv",
+            caption="../report/qasem_parser_scores.rst",
+            category="qasem_parser",
+        ),
+        coverage=report(
+            f"{QASEM_EVAL_DIR}/consistency_coverage.csv",
+            caption="../report/qasem_parser_coverage.rst",
+            category="qasem_parser",
+        ),
+        detection=f"{QASEM_EVAL_DIR}/predicate_detection.csv",
+        coverage_qas=f"{QASEM_EVAL_DIR}/consistency_coverage_qas.parquet",
+        predictions_qasrl=f"{QASEM_EVAL_DIR}/predictions_qasrl_gs_test.parquet",
+        predictions_qanom=f"{QASEM_EVAL_DIR}/predictions_qanom_test.parquet",
+        metrics=f"{QASEM_EVAL_DIR}/metrics.json",
+    input:
+        **QASEM_MODEL,
+        qasrl_gs="results/data/qasrl_gs.parquet",
+        qanom="results/data/qanom.parquet",
+        responses="results/data/qasem_consistency.parquet",
+        qas="results/data/qasem_consistency_qas.parquet",
+        code=code("metaeval", "qasem-parser"),
+    params:
+        model_dir=lambda wildcards, input: str(Path(input.weights).parent),
+        out_dir=lambda wildcards, output: str(Path(output.scores).parent),
+        iou=QASEM["evaluate"]["iou_threshold"],
+        batch_size=QASEM["evaluate"]["batch_size"],
+        max_sentences=QASEM["evaluate"]["max_sentences"],
+        device=QASEM["device"],
+    threads: QASEM["threads"]
+    resources:
+        gpu=int(QASEM["device"] == "cuda"),
+    benchmark:
+        "benchmarks/metaeval/evaluate_qasem_parser.tsv"
+    conda:
+        CONDA_ENV
+    log:
+        "logs/metaeval/evaluate_qasem_parser.log",
+    shell:
+        "factlab metaeval qasem-parser --model-dir {params.model_dir} --qasrl-gs {input.qasrl_gs} --qanom {input.qanom} "
+        "--consistency-responses {input.responses} --consistency-qas {input.qas} --out-dir {params.out_dir} "
+        "--iou-threshold {params.iou} --max-sentences {params.max_sentences} --batch-size {params.batch_size} "
+        "--threads {threads} --device {params.device} > {log} 2>&1"
+
+
+rule metaeval:
+    input:
+        rules.correlate_frank_baselines.output,
+        rules.compare_frank_metrics.output,
+        rules.ablate_frank_categories.output,
+        rules.summarise_frank_baselines.output,
+        rules.evaluate_screeneval_published.output,
+        rules.evaluate_true_published.output,
+        rules.summarise_qasem_consistency.output,
+        rules.measure_annotator_agreement.output,
+        rules.evaluate_qasem_parser.output,
