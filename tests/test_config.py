@@ -45,3 +45,10 @@ def test_snakemake_refuses_a_typo(tmp_path):
     )
     assert result.returncode != 0
     assert "benchmark" in (result.stdout + result.stderr)
+
+
+def test_no_threshold_policy_is_a_schema_error_not_an_argparse_failure():
+    params = load("params.yaml")
+    params["metaeval"]["threshold_policies"] = []
+    with pytest.raises(jsonschema.ValidationError, match="should be non-empty|is too short"):
+        jsonschema.validate(params, SCHEMA)

@@ -150,3 +150,14 @@ def test_cli_writes_every_output(frame, tmp_path):
     figure = tmp_path / "reliability.png"
     assert main(["paper", "screeneval-reliability-figure", "--table", str(out / "reliability.csv"), "--out", str(figure)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_val_fraction_that_empties_a_stratum_is_a_one_line_error(frame, tmp_path, capsys):
+    data = tmp_path / "screeneval_published.parquet"
+    frame.to_parquet(data)
+    args = ["metaeval", "screeneval", "--data", str(data), "--out-dir", str(tmp_path / "out"), "--ece-bins", "15",
+            "--reliability-bins", "10", "--val-fraction", "0.001", "--seed", "2022", "--policies", "fixed05"]
+    assert main(args) == 1  # was an IndexError traceback deep in binary_labels
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "val_fraction 0.001 leaves no validation item" in error
+    assert not (tmp_path / "out").exists()

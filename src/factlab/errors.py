@@ -35,3 +35,9 @@ class DataError(FactlabError):
 
 class DownloadError(FactlabError):
     """A file could not be fetched, or its checksum does not match the manifest."""
+
+
+class ConfigError(FactlabError, ValueError):
+    """A setting (params.yaml value or command option) that cannot work: names the setting and the value.
+
+    Also a ValueError, so that library callers catching ValueError keep working."""

@@ -39,7 +39,7 @@ import pandas as pd
 from tokenizers import Encoding, Tokenizer
 from tqdm import tqdm
 
-from factlab.errors import DataError, FactlabError
+from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.preprocess.chunking import ChunkReport, SentenceChunk, alignscore_chunks, pack_sentences, token_windows
 from factlab.runtime import PARSE_ONLY, SENTENCES_ONLY, load_spacy
 from factlab.preprocess.sentences import Sentence, split_sentences_many, word_count
@@ -147,7 +147,7 @@ def select_examples(frame: pd.DataFrame, benchmark: str, max_examples: int | Non
     """The checked records, sorted by example_id; with `max_examples`, only the first N."""
     check_records(frame, benchmark)
     if max_examples is not None and max_examples < 1:
-        raise ValueError(f"max_examples must be positive or None, got {max_examples}")
+        raise ConfigError(f"max_examples must be positive or None, got {max_examples}")
     selected = frame.sort_values("example_id", kind="stable")
     if max_examples is not None:
         selected = selected.head(max_examples)

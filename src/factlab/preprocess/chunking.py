@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Literal
 
+from factlab.errors import ConfigError
 from factlab.preprocess.sentences import Sentence, word_count
 
 AlignScorePolicy = Literal["reference", "even"]
@@ -100,7 +101,7 @@ def alignscore_chunks(
     elif policy == "even":
         bounds = _even_bounds(len(sentences), min(n_chunks, len(sentences)))
     else:
-        raise ValueError(f"unknown AlignScore chunk policy {policy!r}; choose 'reference' or 'even'")
+        raise ConfigError(f"unknown AlignScore chunk policy {policy!r}; choose 'reference' or 'even'")
     chunks = [_sentence_chunk(sentences, first, stop, sum(counts[first:stop])) for first, stop in bounds]
     report.n_chunks = len(chunks)
     report.n_over_budget = sum(chunk.size > words_per_chunk for chunk in chunks)
@@ -128,9 +129,9 @@ def token_windows(
     _require_positive(chunk_size=chunk_size)
     width = chunk_size - prompt_len
     if prompt_len < 0 or width <= 0:
-        raise ValueError(f"prompt_len must be in [0, chunk_size): got {prompt_len} with chunk_size {chunk_size}")
+        raise ConfigError(f"prompt_len must be in [0, chunk_size): got {prompt_len} with chunk_size {chunk_size}")
     if not 0 <= overlap < 1:
-        raise ValueError(f"overlap must be in [0, 1): got {overlap}")
+        raise ConfigError(f"overlap must be in [0, 1): got {overlap}")
     n_tokens = len(token_ids)
     spans = _window_spans(n_tokens, width, overlap, policy)
     report = ChunkReport(n_inputs=1, n_units=n_tokens, n_chunks=len(spans), n_empty_inputs=int(n_tokens == 0))
@@ -209,7 +210,7 @@ def _window_spans(n_tokens: int, width: int, overlap: float, policy: WindowPolic
         # SCALE counts windows with the unrounded stride but places them with the rounded one.
         n_windows = math.ceil(n_tokens / (width * (1 - overlap)))
     else:
-        raise ValueError(f"unknown window policy {policy!r}; choose 'covering' or 'reference'")
+        raise ConfigError(f"unknown window policy {policy!r}; choose 'covering' or 'reference'")
     return [(i * stride, min(i * stride + width, n_tokens)) for i in range(n_windows)]
 
 
@@ -242,4 +243,4 @@ def _sentence_chunk(sentences: Sequence[Sentence], first: int, stop: int, size: 
 def _require_positive(**values: int) -> None:
     for name, value in values.items():
         if value <= 0:
-            raise ValueError(f"{name} must be positive, got {value}")
+            raise ConfigError(f"{name} must be positive, got {value}")

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from factlab.commands import positive_int, write_report
-from factlab.errors import DataError
+from factlab.errors import ConfigError, DataError
 from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
 from factlab.runtime import DEVICES
@@ -124,7 +124,7 @@ def load_qasem_parser(
 
         return HubQASemParser(model, device=device, batch_size=batch_size,
                               max_new_tokens=max_new_tokens, num_beams=num_beams, style=hub_format)
-    raise ValueError(f"unknown QASem parser kind {kind!r}: use 'trained' or 'hub'")
+    raise ConfigError(f"unknown QASem parser kind {kind!r}: use 'trained' or 'hub'")
 
 
 def spacy_tokenizer() -> Callable[[str], list[str]]:

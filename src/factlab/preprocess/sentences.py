@@ -21,7 +21,7 @@ from typing import Literal
 
 import pysbd
 
-from factlab.errors import DataError
+from factlab.errors import ConfigError, DataError
 from factlab.runtime import SENTENCES_ONLY, load_spacy
 
 Method = Literal["pysbd", "spacy"]
@@ -164,7 +164,7 @@ def _spans_to_sentences(text: str, spans: Iterable[tuple[int, int]]) -> list[Sen
 
 def _check_method(method: str) -> None:
     if method not in METHODS:
-        raise ValueError(f"unknown sentence splitter {method!r}; choose one of {METHODS}")
+        raise ConfigError(f"unknown sentence splitter {method!r}; choose one of {METHODS}")
 
 
 def _check_text(text: object, index: int) -> None:

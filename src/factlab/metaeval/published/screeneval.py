@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.errors import DataError
+from factlab.errors import ConfigError, DataError
 from factlab.metaeval import (
     expected_calibration_error,
     kendall,
@@ -91,13 +91,18 @@ def stratified_split(items: pd.DataFrame, val_fraction: float, seed: int) -> pd.
     the split depends only on the item set's labels, `val_fraction` and `seed`.
     """
     if not 0 < val_fraction < 1:
-        raise ValueError(f"val_fraction must lie in (0, 1), got {val_fraction}")
+        raise ConfigError(f"val_fraction must lie in (0, 1), got {val_fraction}")
     parts = []
     for _, group in items.groupby("item_set", sort=True):
         rng = np.random.default_rng(seed)
         split = pd.Series("test", index=group.index)
         for _, members in group.groupby("label", sort=True):
             n_val = int(round(val_fraction * len(members)))
+            if n_val == 0:
+                raise ConfigError(
+                    f"metaeval.screeneval.val_fraction {val_fraction} leaves no validation item of label "
+                    f"{members['label'].iloc[0]} in item set {group['item_set'].iloc[0]!r} ({len(members)} items)"
+                )
             split[rng.permutation(members.index.to_numpy())[:n_val]] = "val"
         parts.append(group.assign(split=split))
     return pd.concat(parts).sort_values(ITEM_KEY).reset_index(drop=True)
@@ -150,7 +155,7 @@ def detection_table(
     """One row per (experiment, metric): correlations, AUC, ECE on all items; balanced accuracy on test."""
     unknown = sorted(set(policies) - set(THRESHOLD_POLICIES))
     if unknown:
-        raise ValueError(f"unknown threshold policies {unknown}; choose from {THRESHOLD_POLICIES}")
+        raise ConfigError(f"unknown threshold policies {unknown}; choose from {THRESHOLD_POLICIES}")
     rows = with_item_set(frame).merge(split[[*ITEM_KEY, "split"]], on=ITEM_KEY, how="left", validate="many_to_one")
     if rows["split"].isna().any():
         raise DataError("some examples have no split; build the split from the same table", field="example_index")
