@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from factlab.download.manifest import entries_for
+from factlab.download.manifest import entries_for, load_manifest
+from factlab.io import sha256_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -67,25 +68,44 @@ def test_good_build_writes_parquet_and_report(qags_raw, tmp_path, project_manife
     assert json.loads((out / "reports" / "qags_xsum.json").read_text())["rows"] == 239
 
 
-def test_truncated_json_line(qags_raw, earlier_output, project_manifest_path):
+def manifest_pinning(changed: Path, project_manifest_path: Path, tmp_path: Path) -> Path:
+    """A manifest whose sha256 for `changed` is its current content's: the damage is upstream's, as published,
+    so the build gets past the checksum to the adapter's own checks."""
+    original = next(e.sha256 for e in load_manifest(project_manifest_path) if str(changed).endswith(str(e.relpath)))
+    manifest = tmp_path / "manifest.tsv"
+    manifest.write_text(project_manifest_path.read_text().replace(original, sha256_file(changed)))
+    return manifest
+
+
+def test_a_file_changed_after_download_is_refused(qags_raw, earlier_output, project_manifest_path):
     raw, path = qags_raw
-    lines = path.read_text().splitlines()
-    lines[9] = lines[9][: len(lines[9]) // 2]  # cut mid-record, as an interrupted download would
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(path.read_text().replace("a", "b", 1))
     out, before = earlier_output
     result = run_build("qags_xsum", raw, out, project_manifest_path)
+    assert result.returncode != 0
+    assert "differs from the manifest's" in result.stderr and "mturk_xsum.jsonl" in result.stderr
+    assert_no_partial(out, "qags_xsum", before)
+
+
+def test_truncated_json_line(qags_raw, earlier_output, project_manifest_path, tmp_path):
+    raw, path = qags_raw
+    lines = path.read_text().splitlines()
+    lines[9] = lines[9][: len(lines[9]) // 2]  # cut mid-record, as an interrupted upload upstream would
+    path.write_text("\n".join(lines) + "\n")
+    out, before = earlier_output
+    result = run_build("qags_xsum", raw, out, manifest_pinning(path, project_manifest_path, tmp_path))
     assert result.returncode != 0
     assert "malformed JSON line" in result.stderr and "mturk_xsum.jsonl" in result.stderr and "line 10" in result.stderr
     assert_no_partial(out, "qags_xsum", before)
 
 
-def test_missing_required_field(qags_raw, earlier_output, project_manifest_path):
+def test_missing_required_field(qags_raw, earlier_output, project_manifest_path, tmp_path):
     raw, path = qags_raw
     records = [json.loads(line) for line in path.read_text().splitlines()]
     del records[4]["article"]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     out, before = earlier_output
-    result = run_build("qags_xsum", raw, out, project_manifest_path)
+    result = run_build("qags_xsum", raw, out, manifest_pinning(path, project_manifest_path, tmp_path))
     assert result.returncode != 0
     assert "missing required field" in result.stderr and "line 5" in result.stderr and "'article'" in result.stderr
     assert_no_partial(out, "qags_xsum", before)

@@ -7,6 +7,7 @@ import hashlib
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,8 @@ from factlab.download.fetch import fetch
 from factlab.download.manifest import entries_for, load_manifest, local_path
 from factlab.errors import DownloadError
 from factlab.io import sha256_file
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
@@ -47,10 +50,22 @@ def test_missing_file_names_file_and_mirrors(qags_entry, tmp_path):
 def test_checksum_mismatch_names_expected_and_actual(qags_entry, mirror, tmp_path):
     wrong = dataclasses.replace(qags_entry, sha256="0" * 64)
     actual = qags_entry.sha256
-    with pytest.raises(DownloadError, match=f"expected sha256 {'0' * 64}, actual {actual}"):
+    with pytest.raises(DownloadError, match=f"expected sha256 {'0' * 64}; .*mturk_xsum.jsonl has sha256 {actual}"):
         fetch(wrong, tmp_path, [mirror], allow_network=False)
     # Nothing unverified is left behind, not even a temporary file.
     assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+def test_a_corrupt_mirror_copy_falls_through_to_the_next_mirror(qags_entry, mirror, tmp_path, caplog):
+    corrupt_mirror = tmp_path / "corrupt"
+    (corrupt_mirror / qags_entry.relpath).parent.mkdir(parents=True)
+    (corrupt_mirror / qags_entry.relpath).write_text("truncated upstream copy")
+    path = fetch(qags_entry, tmp_path / "raw", [corrupt_mirror, mirror], allow_network=False)
+    assert sha256_file(path) == qags_entry.sha256
+    assert "fails its checksum" in caplog.text and str(corrupt_mirror) in caplog.text
+    with pytest.raises(DownloadError, match="checksum mismatch.*corrupt"):  # no good copy anywhere: named
+        fetch(qags_entry, tmp_path / "raw2", [corrupt_mirror], allow_network=False)
+    assert not list((tmp_path / "raw2").rglob("*.jsonl")) and not list((tmp_path / "raw2").rglob("*.tmp"))
 
 
 def test_corrupt_local_copy_is_replaced_and_good_copy_kept(qags_entry, mirror, tmp_path):
@@ -85,3 +100,17 @@ def test_artefacts_get_ordinary_permissions(tmp_path):
     finally:
         __import__("os").umask(os_umask)
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_killed_writers_temporary_is_swept_by_the_next_write(tmp_path):
+    from factlab.io import write_text
+
+    # What `kill -9` during a write leaves: atomic_path's temporary beside the target, never moved into place.
+    stale = tmp_path / ".frank.parquet.k2j3h4.tmp"
+    stale.write_bytes(b"half a parquet")
+    other = tmp_path / ".summeval.parquet.x9.tmp"  # another target's temporary is not ours to remove
+    other.write_bytes(b"x")
+    write_text("done", tmp_path / "frank.parquet")
+    assert not stale.exists() and other.exists()
+    assert (tmp_path / "frank.parquet").read_text() == "done"
+    assert ".*.tmp" in (ROOT / ".dvcignore").read_text().splitlines()  # and DVC never commits one

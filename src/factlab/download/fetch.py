@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
@@ -17,12 +17,28 @@ from factlab.io import atomic_path, sha256_file
 log = logging.getLogger(__name__)
 
 
-def find_in_mirrors(entry: ManifestEntry, mirror_dirs: Sequence[str | Path]) -> Path | None:
-    for mirror in mirror_dirs:
-        candidate = Path(mirror) / entry.relpath
-        if candidate.is_file():
-            return candidate
+class _ChecksumMismatch(Exception):
+    def __init__(self, actual: str) -> None:
+        self.actual = actual
+
+
+def place_verified(entry: ManifestEntry, target: Path, write: Callable[[Path], None]) -> str | None:
+    """`write` a temporary file beside `target`; move it into place only if its sha256 is the manifest's.
+
+    Returns None when placed, else the sha256 that was found (nothing written, nothing left behind)."""
+    try:
+        with atomic_path(target) as tmp:
+            write(tmp)
+            actual = sha256_file(tmp)
+            if actual != entry.sha256:
+                raise _ChecksumMismatch(actual)
+    except _ChecksumMismatch as mismatch:
+        return mismatch.actual
     return None
+
+
+def mirror_candidates(entry: ManifestEntry, mirror_dirs: Sequence[str | Path]) -> list[Path]:
+    return [path for mirror in mirror_dirs if (path := Path(mirror) / entry.relpath).is_file()]
 
 
 def fetch(
@@ -34,37 +50,41 @@ def fetch(
 ) -> Path:
     """Place `entry` at its local path, verified. Returns the path.
 
-    An existing local file with the right hash is kept. Nothing is written unless the
-    checksum matches, so a failed fetch leaves no partial file behind.
+    An existing local file with the right hash is kept. Sources are tried in order (each mirror
+    holding the file, then the URL when the network is allowed) until one matches the checksum: a
+    corrupt mirror copy is reported and passed over. Nothing is written unless the checksum
+    matches, so a failed fetch leaves no partial file behind.
     """
     target = local_path(raw_root, entry)
     if target.is_file() and sha256_file(target) == entry.sha256:
         return target
-    source = find_in_mirrors(entry, mirror_dirs)
-    with atomic_path(target) as tmp:
-        if source is not None:
-            shutil.copyfile(source, tmp)
-            origin = str(source)
-        elif allow_network:
-            origin = entry.url
+    failures = []
+    for source in mirror_candidates(entry, mirror_dirs):
+        actual = place_verified(entry, target, lambda tmp, source=source: shutil.copyfile(source, tmp))
+        if actual is None:
+            return target
+        failures.append(f"{source} has sha256 {actual}")
+        log.warning("mirror copy %s fails its checksum (sha256 %s, expected %s): trying the next source",
+                    source, actual, entry.sha256)
+    if allow_network:
+        def download(tmp: Path) -> None:
             try:
                 with urllib.request.urlopen(entry.url, timeout=timeout_s) as response, open(tmp, "wb") as out:
                     shutil.copyfileobj(response, out)
             except OSError as error:
                 raise DownloadError(f"could not download {entry.url}: {error}") from error
-        else:
-            searched = ", ".join(str(Path(m) / entry.relpath) for m in mirror_dirs) or "no mirror configured"
-            raise DownloadError(
-                f"file {entry.relpath} of dataset {entry.dataset!r} is missing: not in the mirror "
-                f"(looked at {searched}) and network access is off (download.allow_network)"
-            )
-        actual = sha256_file(tmp)
-        if actual != entry.sha256:
-            raise DownloadError(
-                f"checksum mismatch for {entry.relpath} (from {origin}): "
-                f"expected sha256 {entry.sha256}, actual {actual}"
-            )
-    return target
+
+        actual = place_verified(entry, target, download)
+        if actual is None:
+            return target
+        failures.append(f"{entry.url} has sha256 {actual}")
+    if failures:
+        raise DownloadError(f"checksum mismatch for {entry.relpath}: expected sha256 {entry.sha256}; {'; '.join(failures)}")
+    searched = ", ".join(str(Path(m) / entry.relpath) for m in mirror_dirs) or "no mirror configured"
+    raise DownloadError(
+        f"file {entry.relpath} of dataset {entry.dataset!r} is missing: not in the mirror "
+        f"(looked at {searched}) and network access is off (download.allow_network)"
+    )
 
 
 def fetch_dataset(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from factlab.io import sha256_file
 from factlab.errors import DataError
 
 RAW_GITHUB_HOST = "raw.githubusercontent.com"
@@ -70,6 +71,7 @@ class RawFiles:
         self.raw_root = Path(raw_root)
         self.manifest = manifest
         self.per_dataset = per_dataset
+        self._verified: set[Path] = set()
 
     def _local(self, entry: ManifestEntry) -> Path:
         return local_path(self.raw_root, entry) if self.per_dataset else self.raw_root / entry.relpath
@@ -84,9 +86,20 @@ class RawFiles:
         return matches[0]
 
     def path(self, dataset: str, suffix: str) -> Path:
-        local = self._local(self.entry(dataset, suffix))
+        entry = self.entry(dataset, suffix)
+        local = self._local(entry)
         if not local.exists():
             raise DataError("raw file missing: run the download rule first", file=local, record=dataset)
+        if local not in self._verified:  # a file changed after its download is never built on
+            actual = sha256_file(local)
+            if actual != entry.sha256:
+                raise DataError(
+                    f"sha256 {actual} differs from the manifest's {entry.sha256}: the file changed after its "
+                    f"download; rebuild it with `snakemake --forcerun download_dataset`",
+                    file=local,
+                    record=dataset,
+                )
+            self._verified.add(local)
         return local
 
     def glob(self, dataset: str, middle: str) -> list[Path]:
