@@ -1,5 +1,5 @@
 """factlab's QASem parser: network pieces by hand, tiny end-to-end training on real sentences,
-save/load, parsing, and the `train-qasem` / `evaluate-qasem` commands on a tmp dir.
+save/load, parsing, and the `factlab train qasem-parser` / `factlab metaeval qasem-parser` commands on a tmp dir.
 
 The tiny models keep MiniLM's first layer only and small heads, so all of this runs in seconds.
 """
