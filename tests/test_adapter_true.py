@@ -1,4 +1,5 @@
 import csv
+import dataclasses
 import shutil
 
 import pytest
@@ -6,6 +7,7 @@ import pytest
 from factlab.data.adapters.true import MIRRORED_SETS, SPECS, adapt_true
 from factlab.download.manifest import RawFiles
 from factlab.data.schema import validate_benchmark
+from factlab.io import sha256_file
 from factlab.errors import DataError
 from known_counts import TRUE_COUNTS
 
@@ -71,6 +73,11 @@ def test_bad_label_names_the_row(raw, tmp_path):
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    # The damaged file is pinned as published (its own sha256): the adapter's check is what is tested here;
+    # a file changed after its download is refused earlier (test_build_failures).
+    pinned = [dataclasses.replace(e, sha256=sha256_file(broken)) if e == entry else e for e in raw.manifest]
     with pytest.raises(DataError) as error:
-        adapt_true(RawFiles(tmp_path, raw.manifest, per_dataset=False), "qags_xsum")
+        adapt_true(RawFiles(tmp_path, pinned, per_dataset=False), "qags_xsum")
     assert error.value.record == "row 5" and error.value.field == "label"
+    with pytest.raises(DataError, match="differs from the manifest"):
+        adapt_true(RawFiles(tmp_path, raw.manifest, per_dataset=False), "qags_xsum")
