@@ -10,8 +10,8 @@ inputs, editing a module reruns exactly the rules whose commands execute it.
 from __future__ import annotations
 
 import ast
-import importlib
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 import factlab
@@ -33,14 +33,15 @@ def module_file(module: str) -> Path | None:
     return None
 
 
+@lru_cache(maxsize=None)  # the workflow asks for ~25 closures that share most files: parse each once
+def parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == DISCOVERY_NAME for target in node.targets):
-            for package in ast.literal_eval(node.value):
-                found.update(package_modules(package))
-        elif isinstance(node, ast.Import):
+    found: set[str] = {module for package in literal_constant(path, DISCOVERY_NAME) or () for module in package_modules(package)}
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.split(".")[0] == TOP)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == TOP:
             found.add(node.module)
@@ -51,6 +52,14 @@ def imported_modules(path: Path) -> set[str]:
 def package_modules(package: str) -> list[str]:
     folder = PACKAGE_DIR / Path(*package.split(".")[1:])
     return [f"{package}.{path.stem}" for path in sorted(folder.glob("*.py")) if path.stem != "__init__"]
+
+
+def literal_constant(path: Path, name: str) -> object:
+    """The value of a module-level `name = <literal>` read without importing the module (None if absent)."""
+    for node in parsed(path).body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == name for target in node.targets):
+            return ast.literal_eval(node.value)
+    return None
 
 
 def with_parents(module: str) -> list[str]:
@@ -84,7 +93,7 @@ def command_modules(stage: str, command: str | None = None) -> list[str]:
 
     stage_cli = STAGES[stage][0]
     modules = [f"{TOP}.cli", stage_cli]
-    command_map = getattr(importlib.import_module(stage_cli), "COMMAND_MODULES", {})
+    command_map = literal_constant(module_file(stage_cli), "COMMAND_MODULES") or {}
     if command is not None and command in command_map:
         modules += [f"{TOP}.commands", command_map[command]]
     elif command_map:
