@@ -42,7 +42,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     stages = parser.add_subparsers(dest="stage", required=True)
     for name, (module, help_text) in STAGES.items():
         stage_parser = stages.add_parser(name, help=help_text)
-        if stage in (None, name) or stage not in STAGES:
+        if stage not in STAGES or stage == name:  # no or an unknown stage: all, for help and errors
             importlib.import_module(module).register(stage_parser, command)
     return parser
 

@@ -13,9 +13,9 @@ tokenizer and config are loaded once per process; `load_encoder` gives a fresh m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 import copy
 import os
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any

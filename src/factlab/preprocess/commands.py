@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,6 @@ from factlab.preprocess.benchmark import (
 )
 from factlab.preprocess.sentences import METHODS
 
-LOGGER = logging.getLogger(__name__)
 ALIGNSCORE_POLICIES: tuple[AlignScorePolicy, ...] = ("reference", "even")
 WINDOW_POLICIES: tuple[WindowPolicy, ...] = ("covering", "reference")
 
