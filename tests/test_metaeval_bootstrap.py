@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from factlab.metaeval import StatisticsError, bootstrap_ci, correlation_coefficient
+from factlab.metaeval import StatisticsError, bootstrap_ci, bootstrap_distribution, correlation_coefficient
 
 
 @pytest.fixture(scope="module")
@@ -18,6 +18,24 @@ def documents() -> tuple[np.ndarray, np.ndarray]:
     human = rng.normal(size=60)
     metric = 0.5 * human + rng.normal(size=60)
     return metric, human
+
+
+def test_grouped_bootstrap_worked_by_hand():
+    # Document d1 has rows 0, 0 and d2 the row 1. Drawing 2 documents with replacement gives
+    # {d1, d1} -> mean 0 (prob. 1/4), {d1, d2} in either order -> (0 + 0 + 1)/3 (1/2), {d2, d2} -> 1 (1/4).
+    # A row bootstrap (3 rows drawn) would give 0, 1/3, 2/3, 1 with probabilities 8/27, 12/27, 6/27, 1/27;
+    # resampling documents, 2/3 cannot occur.
+    values = np.array([0.0, 0.0, 1.0])
+    distribution = bootstrap_distribution(
+        np.mean, values, groups=["d1", "d1", "d2"], n_resamples=4000, rng=np.random.default_rng(0)
+    )
+    observed, counts = np.unique(distribution.values, return_counts=True)
+    np.testing.assert_allclose(observed, [0.0, 1 / 3, 1.0])
+    np.testing.assert_allclose(counts / 4000, [0.25, 0.5, 0.25], atol=0.03)  # binomial sd <= 0.008
+    assert (distribution.n_groups, distribution.n_invalid) == (2, 0)
+    # The 95% percentile interval of that distribution runs from 0 to 1; the estimate is the plain mean 1/3.
+    ci = bootstrap_ci(np.mean, values, groups=["d1", "d1", "d2"], n_resamples=4000, rng=np.random.default_rng(0))
+    assert (ci.estimate, ci.low, ci.high) == (pytest.approx(1 / 3), 0.0, 1.0)
 
 
 def test_grouped_bootstrap_over_duplicated_rows_equals_row_bootstrap(documents):

@@ -1,4 +1,4 @@
-"""ECE and reliability diagrams: values worked by hand, sklearn's calibration_curve, SCALE's quirk."""
+"""ECE and reliability diagrams: values worked by hand, sklearn's calibration_curve, SCALE's notebook recipe and quirk."""
 
 from __future__ import annotations
 
@@ -38,14 +38,6 @@ def test_equal_width_matches_sklearn_calibration_curve():
     assert [b.count for b in result.bins] == counts.tolist()
 
 
-def test_equal_mass_worked_by_hand():
-    # Sorted: .1(0) .2(1) .3(0) | .8(1) .9(1) -> conf .2 acc 1/3; conf .85 acc 1.
-    # ECE = 3/5·|1/3 − .2| + 2/5·|1 − .85| = .08 + .06 = .14
-    result = expected_calibration_error([0, 0, 1, 1, 1], [0.1, 0.3, 0.2, 0.9, 0.8], n_bins=2, binning="equal_mass")
-    assert result.ece == pytest.approx(0.14)
-    assert [(b.lower, b.upper, b.count) for b in result.bins] == [(0.1, 0.3, 3), (0.8, 0.9, 2)]
-
-
 def test_scale_minmax_drops_the_top_value_but_keeps_it_in_n():
     # Scores 1, 2, 3, 5 rescale to 0, .25, .5, 1. Bins [0, .5) and [.5, 1): {0, .25} conf .125 acc .5;
     # {.5} conf .5 acc 1; the rescaled 1.0 is in no bin. ECE = (2·.375 + 1·.5) / 4 = .3125 (n stays 4).
@@ -55,14 +47,17 @@ def test_scale_minmax_drops_the_top_value_but_keeps_it_in_n():
     assert [b.count for b in result.bins] == [2, 1]
 
 
-def test_scale_minmax_matches_an_independent_recomputation():
+def test_scale_minmax_matches_scale_notebook_recipe():
+    # SCALE's notebook: sklearn MinMaxScaler, then np.digitize on 0, 0.1, ..., 1 (bins 1..10; 11 is dropped).
     rng = np.random.default_rng(23)
     scores = rng.normal(size=300)  # any range: SCALE rescales
     labels = (rng.random(300) < 0.6).astype(int)
     rescaled = MinMaxScaler().fit_transform(scores.reshape(-1, 1)).ravel()
     which = np.digitize(rescaled, np.linspace(0, 1, 11))
     expected = sum(
-        abs(labels[which == k].mean() - rescaled[which == k].mean()) * np.sum(which == k) for k in range(1, 11) if np.any(which == k)
+        abs(labels[which == k].mean() - rescaled[which == k].mean()) * np.sum(which == k)
+        for k in range(1, 11)
+        if np.any(which == k)
     ) / len(scores)
     result = expected_calibration_error(labels, scores, n_bins=10, binning="scale_minmax")
     assert result.ece == pytest.approx(expected, abs=1e-15)
@@ -84,16 +79,17 @@ def test_calibration_input_errors():
     with pytest.raises(StatisticsError, match=r"in \[0, 1\]"):
         expected_calibration_error([0, 1], [-0.5, 0.9])
     with pytest.raises(StatisticsError, match=r"in \[0, 1\]"):
-        expected_calibration_error([0, 1], [0.5, 1.2], binning="equal_mass", n_bins=2)
+        expected_calibration_error([0, 1], [0.5, 1.2])
     with pytest.raises(StatisticsError, match="NaN"):
         expected_calibration_error([0, 1], [np.nan, 0.9])
     with pytest.raises(StatisticsError, match="only 0 and 1"):
         expected_calibration_error([0, 2], [0.1, 0.9])
     with pytest.raises(StatisticsError, match="length mismatch"):
         expected_calibration_error([0, 1, 1], [0.1, 0.9])
-    with pytest.raises(StatisticsError, match="at least 3"):
-        expected_calibration_error([0, 1], [0.1, 0.9], n_bins=3, binning="equal_mass")
+    with pytest.raises(StatisticsError, match="positive"):
+        expected_calibration_error([0, 1], [0.1, 0.9], n_bins=0)
     with pytest.raises(StatisticsError, match="constant"):
         expected_calibration_error([0, 1], [0.7, 0.7], binning="scale_minmax")
-    with pytest.raises(StatisticsError, match="unknown binning"):
-        expected_calibration_error([0, 1], [0.1, 0.9], binning="quantile")  # type: ignore[arg-type]
+    for unknown in ("quantile", "equal_mass"):
+        with pytest.raises(StatisticsError, match="unknown binning"):
+            expected_calibration_error([0, 1], [0.1, 0.9], binning=unknown)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ ranked variant against pingouin.partial_corr and statsmodels OLS."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,26 @@ def confounded() -> pd.DataFrame:
     human = rng.normal(size=n) + effect + 0.5 * (dataset == "bbc")
     metric = 0.3 * human + rng.normal(size=n) + 2 * effect
     return pd.DataFrame({"metric": metric, "human": human, "system": system, "dataset": dataset})
+
+
+def test_partial_correlation_worked_by_hand():
+    # Groups a, b. x = 1 2 3 | 5 6 10 minus group means 2, 7: −1 0 1 | −2 −1 3;
+    # y = 1 3 2 | 4 6 5 minus group means 2, 5: −1 1 0 | −1 1 0.
+    # Σ x·y = 1 + 0 + 0 + 2 − 1 + 0 = 2, Σ x² = 16, Σ y² = 4 -> r = 2/√64 = 1/4.
+    x, y, group = [1, 2, 3, 5, 6, 10], [1, 3, 2, 4, 6, 5], [["a", "a", "a", "b", "b", "b"]]
+    frank = partial_correlation(x, y, group, variant="frank")
+    ranked = partial_correlation(x, y, group, variant="ranked")
+    assert frank.r == pytest.approx(0.25) and ranked.r == pytest.approx(0.25)
+    # p of the correlation t-test in closed form, with x = r: df 4 -> P(|T| <= t) = x(3 − x²)/2,
+    # so FRANK's p (n − 2 = 4 df) = 1 − (1/4)(3 − 1/16)/2 = 81/128.
+    assert (frank.df, frank.n_confounder_params, frank.p) == (4, 1, pytest.approx(81 / 128, rel=1e-12))
+    # df 3 (n − 2 − k, k = 1) -> P(|T| <= t) = (2/π)(atan u + u/(1 + u²)) with u = r/√(1 − r²).
+    u = 0.25 / math.sqrt(1 - 0.25**2)
+    assert (ranked.df, ranked.p) == (3, pytest.approx(1 - 2 / math.pi * (math.atan(u) + u / (1 + u * u)), rel=1e-12))
+    # Ranked Spearman: ranks 1..6 and 1 3 2 4 6 5 minus group means 2, 5: −1 0 1 | −1 0 1 and −1 1 0 | −1 1 0:
+    # r = 2/√(4·4) = 1/2; u = 1/√3, so p = 1 − (2/π)(π/6 + √3/4) = 2/3 − √3/(2π).
+    spearman = partial_correlation(x, y, group, method="spearman", variant="ranked")
+    assert (spearman.r, spearman.p) == pytest.approx((0.5, 2 / 3 - math.sqrt(3) / (2 * math.pi)), rel=1e-12)
 
 
 def test_frank_variant_is_scipy_on_group_mean_residuals(confounded):
@@ -74,9 +95,7 @@ def test_ranked_pearson_p_equals_statsmodels_coefficient_test(confounded):
     dummies = _dummies(confounded, ["system", "dataset"])
     design = sm.add_constant(pd.concat([confounded[["metric"]], dummies], axis=1))
     fit = sm.OLS(confounded.human, design).fit()
-    result = partial_correlation(
-        confounded.metric, confounded.human, [confounded.system, confounded.dataset], variant="ranked"
-    )
+    result = partial_correlation(confounded.metric, confounded.human, [confounded.system, confounded.dataset], variant="ranked")
     assert result.p == pytest.approx(float(fit.pvalues["metric"]), rel=1e-8)
 
 

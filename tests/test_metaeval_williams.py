@@ -1,33 +1,31 @@
-"""Williams test: a value worked by hand, the one-/two-sided relation, FRANK's swap, bad input."""
+"""Williams test: values worked by hand (the example of psych::paired.r's documentation, r = .5, .3,
+.4, n = 100), the one-/two-sided relation, FRANK's swap, the score-level wrapper, bad input."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
-from factlab.metaeval import StatisticsError, pearson, residualize, williams_from_scores, williams_test
-
-
-def _hand_williams_t(r12: float, r13: float, r23: float, n: int) -> float:
-    """The formula of methods.md §2, written out independently of the implementation."""
-    k = 1 - r12 * r12 - r13 * r13 - r23 * r23 + 2 * r12 * r13 * r23
-    top = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
-    bottom = math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
-    return top / bottom
+from factlab.metaeval import StatisticsError, pearson, williams_from_scores, williams_test
 
 
 def test_williams_matches_hand_computation():
     # K = 1 − .25 − .09 − .16 + 2·.5·.3·.4 = 0.62
-    # t = 0.2·√(99·1.4) / √(2·0.62·99/97 + (0.8²/4)·0.6³) = 2.35458 / 1.14023 ≈ 2.0650
+    # t = 0.2·√(99·1.4) / √(2·0.62·99/97 + (0.8²/4)·0.6³) = 2.354570 / √(1.265567 + 0.034560) = 2.354570 / 1.140231
+    #   = 2.064994, df = 97
     result = williams_test(0.5, 0.3, 0.4, 100)
-    assert result.t == pytest.approx(_hand_williams_t(0.5, 0.3, 0.4, 100), rel=1e-12)
-    assert result.t == pytest.approx(2.0650, abs=5e-4)
+    assert result.t == pytest.approx(2.064994, abs=2e-6)
     assert result.df == 97
-    assert result.p == pytest.approx(2 * (1 - stats.t.cdf(2.0649936, 97)), rel=1e-5)
+    assert result.p == pytest.approx(2 * stats.t.sf(2.064994, 97), rel=1e-5)
     assert result.variant == "two_sided" and not result.swapped
+
+
+def test_williams_with_uncorrelated_metrics_worked_by_hand():
+    # r23 = 0: K = 1 − .36 − .04 = 0.6; t = 0.4·√27 / √(2·0.6·27/25 + 0.8²/4) = 2.078461 / √1.456 = 1.722508, df 25.
+    result = williams_test(0.6, 0.2, 0.0, 28)
+    assert (result.t, result.df) == (pytest.approx(1.722508, abs=2e-6), 25)
 
 
 def test_frank_one_sided_is_half_the_two_sided_p_and_swaps():
@@ -71,10 +69,14 @@ def test_williams_from_scores_uses_pearson_and_frank_residuals():
     metric_b = human + 2 * rng.normal(size=n) - (system == "b")
     result = williams_from_scores(human, metric_a, metric_b)
     r12, r13, r23 = pearson(metric_a, human).r, pearson(metric_b, human).r, pearson(metric_a, metric_b).r
-    assert result.t == pytest.approx(_hand_williams_t(r12, r13, r23, n))
+    assert result == williams_test(r12, r13, r23, n)
+    # With a confounder: FRANK's residuals are each score minus its system's mean (computed here with pandas).
     partial = williams_from_scores(human, metric_a, metric_b, confounders=[system], variant="frank_one_sided")
-    h, a, b = (residualize(v, [system]) for v in (human, metric_a, metric_b))
-    r12, r13, r23 = pearson(a, h).r, pearson(b, h).r, pearson(a, b).r
-    assert partial.t == pytest.approx(abs(_hand_williams_t(r12, r13, r23, n)))
+    frame = pd.DataFrame({"h": human, "a": metric_a, "b": metric_b, "system": system})
+    demeaned = frame[["h", "a", "b"]] - frame.groupby("system")[["h", "a", "b"]].transform("mean")
+    r = demeaned.corr()
+    expected = williams_test(r.loc["a", "h"], r.loc["b", "h"], r.loc["a", "b"], n, variant="frank_one_sided")
+    assert (partial.t, partial.p, partial.df) == (pytest.approx(expected.t, rel=1e-10), pytest.approx(expected.p, rel=1e-8), 87)
+    assert partial.t >= 0 and partial.swapped == expected.swapped
     with pytest.raises(StatisticsError, match="length mismatch"):
         williams_from_scores(human, metric_a, metric_b[:-1])

@@ -2,19 +2,15 @@
 
 Modules: `correlation` (Pearson/Spearman/Kendall), `partial` (partial correlation, variants
 "frank" and "ranked"), `williams` (Williams test, "two_sided" / "frank_one_sided"), `bootstrap`
-(document-level bootstrap CIs), `comparison` (paired bootstrap and permutation test of a
-correlation difference), `detection` (ROC AUC, balanced accuracy, macro-F1 under named threshold
-policies), `calibration` (ECE and reliability diagrams), `agreement` (κ, α, majority share),
-`inputs` (validation and explicit NaN dropping). Undefined statistics raise `StatisticsError`.
+(document-level bootstrap CIs), `detection` (ROC AUC, balanced accuracy, macro-F1 under named
+threshold policies), `calibration` (ECE and reliability diagrams), `agreement` (Fleiss' κ,
+Krippendorff's α, majority share), `inputs` (validation and explicit NaN dropping). Undefined
+statistics raise `StatisticsError`. Library statistics (scipy, scikit-learn, statsmodels,
+krippendorff) are called behind these input checks; the Williams test, the document bootstrap, ECE
+binning, the FRANK/SCALE variants and the threshold tuning are written here.
 """
 
-from factlab.metaeval.agreement import (
-    cohen_kappa,
-    fleiss_kappa,
-    krippendorff_alpha_nominal,
-    majority_agreement_share,
-    majority_vote,
-)
+from factlab.metaeval.agreement import fleiss_kappa, krippendorff_alpha_nominal, majority_agreement_share
 from factlab.metaeval.bootstrap import BootstrapCI, bootstrap_ci, bootstrap_distribution
 from factlab.metaeval.calibration import (
     CalibrationResult,
@@ -22,7 +18,6 @@ from factlab.metaeval.calibration import (
     expected_calibration_error,
     reliability_bins,
 )
-from factlab.metaeval.comparison import CorrelationDifference, paired_bootstrap_difference, permutation_test_difference
 from factlab.metaeval.correlation import Correlation, correlation, correlation_coefficient, kendall, pearson, spearman
 from factlab.metaeval.detection import (
     ThresholdResult,
@@ -45,7 +40,6 @@ __all__ = [
     "BootstrapCI",
     "CalibrationResult",
     "Correlation",
-    "CorrelationDifference",
     "NanDropped",
     "PartialCorrelation",
     "ReliabilityBin",
@@ -55,7 +49,6 @@ __all__ = [
     "balanced_accuracy",
     "bootstrap_ci",
     "bootstrap_distribution",
-    "cohen_kappa",
     "correlation",
     "correlation_coefficient",
     "dropna_pairs",
@@ -67,12 +60,9 @@ __all__ = [
     "krippendorff_alpha_nominal",
     "macro_f1",
     "majority_agreement_share",
-    "majority_vote",
     "oracle",
-    "paired_bootstrap_difference",
     "partial_correlation",
     "pearson",
-    "permutation_test_difference",
     "reliability_bins",
     "residualize",
     "roc_auc",

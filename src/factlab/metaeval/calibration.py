@@ -10,8 +10,6 @@ Binning (`binning=`):
 
 * ``"equal_width"`` — K bins of width 1/K on [0, 1], right-closed as in Guo et al. and
   sklearn.calibration.calibration_curve: (e_{k−1}, e_k], the first bin also holds 0.
-* ``"equal_mass"`` — scores sorted (stable) and split into K bins whose sizes differ by at most
-  one (numpy.array_split); tied scores may straddle a bin edge. Bin bounds are the min/max score.
 * ``"scale_minmax"`` — SCALE's calibration notebook (Lattimer et al., 2023), reproduced only as a
   named variant: scores are min-max rescaled to [0, 1] first (sklearn MinMaxScaler arithmetic;
   the "confidence" is the rescaled score), bins are left-closed [e_{k−1}, e_k) via
@@ -21,7 +19,7 @@ Binning (`binning=`):
   offset, which can round the maximum to 1 − 2⁻⁵³; the top value then stays in the last bin
   (n_excluded = 0), exactly as in SCALE's notebook.
 
-"equal_width" and "equal_mass" require scores in [0, 1]; "scale_minmax" accepts any range.
+"equal_width" requires scores in [0, 1]; "scale_minmax" accepts any range.
 Empty bins have count 0 and NaN confidence/accuracy, and contribute nothing to ECE.
 """
 
@@ -43,8 +41,8 @@ from factlab.metaeval.inputs import (
     require_same_length,
 )
 
-Binning = Literal["equal_width", "equal_mass", "scale_minmax"]
-BINNINGS: tuple[Binning, ...] = ("equal_width", "equal_mass", "scale_minmax")
+Binning = Literal["equal_width", "scale_minmax"]
+BINNINGS: tuple[Binning, ...] = ("equal_width", "scale_minmax")
 DEFAULT_BINS = 15
 
 
@@ -108,15 +106,6 @@ def _equal_width_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: int
     return [_make_bin(float(edges[k]), float(edges[k + 1]), labels[ids == k], scores[ids == k]) for k in range(n_bins)]
 
 
-def _equal_mass_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: int) -> list[ReliabilityBin]:
-    require_min_n(len(scores), n_bins, f"equal-mass binning into {n_bins} bins")
-    order = np.argsort(scores, kind="stable")
-    return [
-        _make_bin(float(scores[chunk].min()), float(scores[chunk].max()), labels[chunk], scores[chunk])
-        for chunk in np.array_split(order, n_bins)
-    ]
-
-
 def _scale_minmax_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: int) -> list[ReliabilityBin]:
     require_not_constant(scores, "y_score")
     # sklearn MinMaxScaler's arithmetic (x·scale + offset), kept bit-for-bit so that which items
@@ -125,9 +114,7 @@ def _scale_minmax_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: in
     rescaled = scores * scale + (0.0 - scores.min() * scale)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     ids = np.digitize(rescaled, edges)  # 1..n_bins for [e_{k-1}, e_k); n_bins + 1 for the top value
-    return [
-        _make_bin(float(edges[k - 1]), float(edges[k]), labels[ids == k], rescaled[ids == k]) for k in range(1, n_bins + 1)
-    ]
+    return [_make_bin(float(edges[k - 1]), float(edges[k]), labels[ids == k], rescaled[ids == k]) for k in range(1, n_bins + 1)]
 
 
 def reliability_bins(
@@ -149,9 +136,6 @@ def expected_calibration_error(
     if binning == "equal_width":
         _require_probabilities(scores, binning)
         bins = _equal_width_bins(labels, scores, n_bins)
-    elif binning == "equal_mass":
-        _require_probabilities(scores, binning)
-        bins = _equal_mass_bins(labels, scores, n_bins)
     else:
         bins = _scale_minmax_bins(labels, scores, n_bins)
     n = len(labels)

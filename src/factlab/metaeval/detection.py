@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
+from sklearn.metrics import balanced_accuracy_score, f1_score
 
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import FloatArray, as_float_vector, binary_labels, require_no_nan, require_same_length
@@ -53,13 +54,16 @@ def labels_and_scores(y_true: ArrayLike, y_score: ArrayLike) -> tuple[NDArray[np
 
 
 def roc_auc(y_true: ArrayLike, y_score: ArrayLike) -> float:
-    """ROC AUC with positive class 1 (consistent), via the Mann–Whitney rank sum (ties count 1/2)."""
+    """ROC AUC with positive class 1 (consistent): U / (n_pos · n_neg), U = scipy's Mann–Whitney U of the positives.
+
+    Ties count 1/2, as in sklearn.metrics.roc_auc_score. U is a sum of half-integer ranks, so it
+    is exact and the AUC is the exact ratio correctly rounded; roc_auc_score integrates the ROC
+    curve with the trapezoid rule instead and can differ from it in the last 1–2 bits.
+    """
     labels, scores = labels_and_scores(y_true, y_score)
-    ranks = stats.rankdata(scores)
-    n_pos = int(labels.sum())
-    n_neg = len(labels) - n_pos
-    rank_sum = float(ranks[labels == 1].sum())
-    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    positives, negatives = scores[labels == 1], scores[labels == 0]
+    u = stats.mannwhitneyu(positives, negatives, method="asymptotic").statistic  # the p-value is not used
+    return float(u) / (len(positives) * len(negatives))
 
 
 def _predict(scores: FloatArray, threshold: float) -> NDArray[np.int64]:
@@ -67,25 +71,20 @@ def _predict(scores: FloatArray, threshold: float) -> NDArray[np.int64]:
 
 
 def balanced_accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> float:
-    """(TPR + TNR) / 2 for 0/1 predictions (1 = predicted consistent)."""
+    """(TPR + TNR) / 2 for 0/1 predictions (1 = predicted consistent): sklearn's balanced_accuracy_score."""
     labels = binary_labels(y_true)
     predictions = _binary_predictions(y_pred, len(labels))
-    tpr = float(np.mean(predictions[labels == 1] == 1))
-    tnr = float(np.mean(predictions[labels == 0] == 0))
-    return (tpr + tnr) / 2
+    return float(balanced_accuracy_score(labels, predictions))
 
 
 def macro_f1(y_true: ArrayLike, y_pred: ArrayLike) -> float:
-    """Unweighted mean over both classes of F1 = 2TP / (2TP + FP + FN) (0 for a never-predicted class)."""
+    """Unweighted mean over both classes of F1 = 2TP / (2TP + FP + FN): sklearn's f1_score(average="macro").
+
+    A class never predicted has F1 0 (TP = 0); the denominator is never 0 since both classes occur in y_true.
+    """
     labels = binary_labels(y_true)
     predictions = _binary_predictions(y_pred, len(labels))
-    scores = []
-    for positive in (0, 1):
-        tp = int(np.sum((predictions == positive) & (labels == positive)))
-        fp = int(np.sum((predictions == positive) & (labels != positive)))
-        fn = int(np.sum((predictions != positive) & (labels == positive)))
-        scores.append(2 * tp / (2 * tp + fp + fn))  # denominator > 0: both classes occur in labels
-    return float(np.mean(scores))
+    return float(f1_score(labels, predictions, labels=[0, 1], average="macro", zero_division=0.0))
 
 
 def _binary_predictions(y_pred: ArrayLike, n: int) -> NDArray[np.int64]:

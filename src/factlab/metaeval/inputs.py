@@ -78,7 +78,9 @@ def require_not_constant(array: FloatArray, name: str) -> None:
         raise StatisticsError(f"{name} is constant ({array[0]!r}): the statistic is undefined")
 
 
-def paired_vectors(x: ArrayLike, y: ArrayLike, names: tuple[str, str] = ("x", "y"), minimum: int = 3) -> tuple[FloatArray, FloatArray]:
+def paired_vectors(
+    x: ArrayLike, y: ArrayLike, names: tuple[str, str] = ("x", "y"), minimum: int = 3
+) -> tuple[FloatArray, FloatArray]:
     """Validate two paired score vectors: numeric, same length, no NaN, >= `minimum` items, not constant."""
     xs, ys = as_float_vector(x, names[0]), as_float_vector(y, names[1])
     n = require_same_length(**{names[0]: xs, names[1]: ys})
@@ -109,16 +111,10 @@ class NanDropped:
     arrays: tuple[NDArray[Any], ...]
     keep: NDArray[np.bool_]
     n_dropped: int
-    n_missing_per_array: tuple[int, ...]
 
     @property
     def n_kept(self) -> int:
         return int(self.keep.sum())
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Counts for a results file (keys start with `dropped_`, like `Built.counts`)."""
-        return {"dropped_nan": self.n_dropped, "kept": self.n_kept}
 
 
 def _missing_mask(values: ArrayLike) -> NDArray[np.bool_]:
@@ -131,7 +127,7 @@ def dropna_pairs(x: ArrayLike, y: ArrayLike, *others: ArrayLike) -> NanDropped:
     """Drop every row where any of the aligned arrays is missing (NaN / None / <NA>), and count it.
 
     Pairwise deletion is the only NaN handling in factlab.metaeval, and it is explicit: the caller
-    gets `n_dropped` (and per-array missing counts) to report. Arrays keep their dtype (`x` and
+    gets `n_dropped` to report. Arrays keep their dtype (`x` and
     `y` are returned as float64; `others`, e.g. document ids, as numpy arrays of their own type).
     """
     arrays = (x, y, *others)
@@ -148,5 +144,4 @@ def dropna_pairs(x: ArrayLike, y: ArrayLike, *others: ArrayLike) -> NanDropped:
         arrays=tuple(filtered),
         keep=keep,
         n_dropped=int((~keep).sum()),
-        n_missing_per_array=tuple(int(m.sum()) for m in masks),
     )

@@ -67,10 +67,16 @@ def run_evaluate(args: argparse.Namespace) -> None:
         rows.append({"dataset": name, **counts.as_row()})
         write_parquet(predictions, out / f"predictions_{name}.parquet")
         kind = "verbal" if source == "qasrl_gs" else "nominal"
-        detection.append({"dataset": name, **detection_scores(parser.detect_predicates([s.tokens for s in sentences]), sentences, kind)})
-        metrics[name] = {"unlabeled_f1": round(counts.unlabeled_f1, 4), "labeled_f1": round(counts.labeled_f1, 4),
-                         "parse_seconds": round(seconds, 1), "gold": {**count_arguments(sentences), **gold_counts},
-                         "parser_counts": dict(parser.counts)}
+        detection.append(
+            {"dataset": name, **detection_scores(parser.detect_predicates([s.tokens for s in sentences]), sentences, kind)}
+        )
+        metrics[name] = {
+            "unlabeled_f1": round(counts.unlabeled_f1, 4),
+            "labeled_f1": round(counts.labeled_f1, 4),
+            "parse_seconds": round(seconds, 1),
+            "gold": {**count_arguments(sentences), **gold_counts},
+            "parser_counts": dict(parser.counts),
+        }
         LOG.info("%s: %s (%.0fs)", name, counts.as_row(), seconds)
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     write_text(scores.to_csv(index=False), out / "scores.csv")

@@ -68,7 +68,9 @@ def williams_test(r12: float, r13: float, r23: float, n: int, *, variant: Willia
         r12, r13 = r13, r12
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     if k <= 0:
-        raise StatisticsError(f"r12, r13, r23 = {r12}, {r13}, {r23} do not form a positive-definite correlation matrix (K = {k:.3g})")
+        raise StatisticsError(
+            f"r12, r13, r23 = {r12}, {r13}, {r23} do not form a positive-definite correlation matrix (K = {k:.3g})"
+        )
     denominator = math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denominator
     df = n - 3

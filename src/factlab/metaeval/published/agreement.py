@@ -71,12 +71,10 @@ def agreement_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 
-
 def headline_metrics(agreement: pd.DataFrame) -> dict[str, Any]:
     table = agreement.set_index("dataset")
     return {
-        column: table[column].round(6).to_dict()
-        for column in ("fleiss_kappa", "krippendorff_alpha", "majority_agreement_share")
+        column: table[column].round(6).to_dict() for column in ("fleiss_kappa", "krippendorff_alpha", "majority_agreement_share")
     } | {"n_excluded": table["n_excluded"].to_dict(), "items": table["items"].to_dict()}
 
 

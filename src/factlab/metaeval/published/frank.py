@@ -112,7 +112,7 @@ def join_scores(frank: pd.DataFrame, scores: pd.DataFrame, metrics: Sequence[str
     unmatched = joined[joined["_merge"] != "both"]
     if len(unmatched):
         sides = unmatched["_merge"].map({"left_only": "labels only", "right_only": "scores only"})
-        examples = ", ".join(f"{i} ({s})" for i, s in zip(unmatched["example_id"].head(3), sides.head(3)))
+        examples = ", ".join(f"{i} ({s})" for i, s in zip(unmatched["example_id"].head(3), sides.head(3), strict=True))
         raise DataError(f"{len(unmatched)} summaries are not in both tables, e.g. {examples}", field="example_id")
     for key in (DOCUMENT, CONFOUNDER):
         disagree = joined[key] != joined[f"{key}_scores"]
@@ -288,7 +288,8 @@ def williams_comparisons(
 def pairwise_matrix(comparisons: pd.DataFrame, column: str, metrics: Sequence[str], diagonal: float) -> pd.DataFrame:
     """Symmetric metric x metric matrix of `column` from `williams_comparisons` rows."""
     values = {
-        frozenset(pair): value for *pair, value in zip(comparisons["metric_a"], comparisons["metric_b"], comparisons[column])
+        frozenset(pair): value
+        for *pair, value in zip(comparisons["metric_a"], comparisons["metric_b"], comparisons[column], strict=True)
     }
     matrix = pd.DataFrame(diagonal, index=list(metrics), columns=list(metrics), dtype=float)
     for metric_a, metric_b in itertools.combinations(metrics, 2):
@@ -405,7 +406,6 @@ def run_ablation(args: argparse.Namespace) -> None:
     write_csv(category_ablation(frame, args.subsets, args.variant, args.metrics, args.flips), args.out)
 
 
-
 def run_summary(args: argparse.Namespace) -> None:
     summary = headline_metrics(pd.read_csv(args.correlations), pd.read_csv(args.williams))
     write_json(summary, args.out)
@@ -420,9 +420,11 @@ def _add_inputs(command: argparse.ArgumentParser) -> None:
 
 
 def register(commands: Any) -> None:
-    correlations = commands.add_parser("frank-correlations", help="FRANK: partial correlations of baseline metrics with Factuality")
+    correlations = commands.add_parser(
+        "frank-correlations", help="FRANK: partial correlations of baseline metrics with Factuality"
+    )
     _add_inputs(correlations)
-    correlations.add_argument("--subsets", nargs="+", default=list(SUBSET_LABELS), choices=list(SUBSET_LABELS))
+    correlations.add_argument("--subsets", nargs="+", required=True, choices=list(SUBSET_LABELS))
     correlations.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
     correlations.add_argument("--resamples", type=int, required=True, help="document-bootstrap resamples")
     correlations.add_argument("--confidence", type=float, required=True)
@@ -440,7 +442,7 @@ def register(commands: Any) -> None:
 
     ablation = commands.add_parser("frank-ablation", help="FRANK: influence of each error category (Flip_ columns)")
     _add_inputs(ablation)
-    ablation.add_argument("--subsets", nargs="+", default=list(SUBSET_LABELS), choices=list(SUBSET_LABELS))
+    ablation.add_argument("--subsets", nargs="+", required=True, choices=list(SUBSET_LABELS))
     ablation.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
     ablation.add_argument("--flips", nargs="+", default=None, help="Flip_ columns (default: all of FRANK's)")
     ablation.add_argument("--out", required=True)

@@ -93,7 +93,6 @@ def statistics_table(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows, columns=STATISTICS_COLUMNS)
 
 
-
 def headline_metrics(responses: pd.DataFrame, qas: pd.DataFrame, statistics: pd.DataFrame) -> dict[str, Any]:
     """metrics.json: κ per task and over all tasks, and the counts behind the shares."""
     all_spans = span_votes(responses)

@@ -262,7 +262,6 @@ def register(commands: Any) -> None:
     evaluate.set_defaults(func=run_screeneval)
 
 
-
 def run_screeneval(args: argparse.Namespace) -> None:
     from factlab.io import write_json, write_text
 
@@ -277,6 +276,3 @@ def run_screeneval(args: argparse.Namespace) -> None:
     write_text(published_comparison(chunk_sizes).to_csv(index=False), out / "published_comparison.csv")
     write_text(reliability_table(frame, n_bins=args.reliability_bins).to_csv(index=False), out / "reliability.csv")
     write_json(headline_metrics(detection, split, ece_bins=args.ece_bins), out / "metrics.json")
-
-
-

@@ -71,7 +71,6 @@ def detection_table(frame: pd.DataFrame, *, ece_bins: int) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-
 def published_comparison(detection: pd.DataFrame) -> pd.DataFrame:
     """Our AUC × 100 beside the published per-set values and the published 8-set means."""
     ours = detection.assign(roc_auc_x100=100 * detection["roc_auc"])[["metric", "dataset", "roc_auc_x100"]]
@@ -97,7 +96,12 @@ def headline_metrics(detection: pd.DataFrame, comparison: pd.DataFrame) -> dict[
     return {
         "mean_roc_auc_11_sets": detection.groupby("metric")["roc_auc"].mean().round(6).to_dict(),
         "mean_roc_auc_8_sets": kept.groupby("metric")["roc_auc"].mean().round(6).to_dict(),
-        "max_abs_difference_to_published_auc_x100": per_set["difference"].abs().groupby(per_set["metric"]).max().round(3).to_dict(),
+        "max_abs_difference_to_published_auc_x100": per_set["difference"]
+        .abs()
+        .groupby(per_set["metric"])
+        .max()
+        .round(3)
+        .to_dict(),
         "examples_per_metric": int(detection.groupby("metric")["n"].sum().iloc[0]),
     }
 
