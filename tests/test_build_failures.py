@@ -20,10 +20,26 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def run_build(name: str, raw_dir: Path, out_dir: Path, manifest: Path, custom: dict | None = None):
     return subprocess.run(
-        [sys.executable, "-m", "factlab", "data", "build", name, "--manifest", str(manifest),
-         "--download-dir", str(raw_dir), "--out", str(out_dir / f"{name}.parquet"),
-         "--report", str(out_dir / "reports" / f"{name}.json"), "--custom-json", json.dumps(custom or {})],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "factlab",
+            "data",
+            "build",
+            name,
+            "--manifest",
+            str(manifest),
+            "--download-dir",
+            str(raw_dir),
+            "--out",
+            str(out_dir / f"{name}.parquet"),
+            "--report",
+            str(out_dir / "reports" / f"{name}.json"),
+            "--custom-json",
+            json.dumps(custom or {}),
+        ],
+        capture_output=True,
+        text=True,
     )
 
 
@@ -112,7 +128,8 @@ def test_missing_required_field(qags_raw, earlier_output, project_manifest_path,
 
 
 def byo_config(path: Path) -> dict:
-    return {"mine": {"path": str(path), "columns": {"example_id": "id", "source": "document", "output": "summary", "label": "faithful"}}}
+    columns = {"example_id": "id", "source": "document", "output": "summary", "label": "faithful"}
+    return {"mine": {"path": str(path), "columns": columns}}
 
 
 def test_label_out_of_range(tmp_path, project_manifest_path):
@@ -138,4 +155,65 @@ def test_duplicate_id(tmp_path, project_manifest_path):
     result = run_build("mine", tmp_path, out, project_manifest_path, byo_config(bad))
     assert result.returncode != 0
     assert "duplicate example_id" in result.stderr and "record qx1" in result.stderr
+    assert_no_partial(out, "mine", None)
+
+
+def byo_qags(path: Path, **extra) -> dict:
+    columns = {"example_id": "id", "source": "document", "output": "summary", "label": "faithful"}
+    return {"mine": {"path": str(path), "columns": columns, **extra}}
+
+
+def assert_one_line_error(result, *parts: str) -> None:
+    """Exit 1 with one `factlab: error:` line naming every part, and no traceback."""
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("factlab: error:")]
+    assert len(errors) == 1, result.stderr
+    for part in parts:
+        assert part in errors[0], errors[0]
+
+
+def test_empty_custom_csv(tmp_path, project_manifest_path):
+    empty = tmp_path / "mine.csv"
+    empty.write_bytes(b"")
+    out = tmp_path / "out"
+    result = run_build("mine", tmp_path, out, project_manifest_path, byo_qags(empty))
+    assert_one_line_error(result, "file is empty", str(empty))
+    assert_no_partial(out, "mine", None)
+
+
+@pytest.mark.parametrize("blank_lines", ["", "\n\n"])
+def test_empty_custom_jsonl_has_no_records(tmp_path, project_manifest_path, blank_lines):
+    empty = tmp_path / "mine.jsonl"
+    empty.write_text(blank_lines)
+    out = tmp_path / "out"
+    result = run_build("mine", tmp_path, out, project_manifest_path, byo_qags(empty))
+    assert_one_line_error(result, "file has no records", str(empty))
+    assert "mapped column" not in result.stderr
+    assert_no_partial(out, "mine", None)
+
+
+@pytest.mark.parametrize(("suffix", "line"), [("csv", "line 2"), ("jsonl", "line 1")])
+def test_custom_file_not_in_utf8(tmp_path, project_manifest_path, suffix, line):
+    """The fixture saved as Windows-1252, as Excel does: its only non-ASCII text ("â£50,000", qx0) is on `line`."""
+    text = (FIXTURES / f"byo_qags_xsum_head.{suffix}").read_text(encoding="utf-8")
+    if suffix == "jsonl":  # the fixture escapes non-ASCII characters; write them out as a user's tool would
+        text = "".join(json.dumps(json.loads(row), ensure_ascii=False) + "\n" for row in text.splitlines())
+    bad = tmp_path / f"mine.{suffix}"
+    bad.write_bytes(text.encode("cp1252"))
+    out = tmp_path / "out"
+    result = run_build("mine", tmp_path, out, project_manifest_path, byo_qags(bad))
+    assert_one_line_error(result, "not valid UTF-8", str(bad), f"record {line}")
+    assert_no_partial(out, "mine", None)
+
+
+def test_label_map_turned_into_booleans_by_yaml(tmp_path, project_manifest_path):
+    import yaml
+
+    params = yaml.safe_load("label_map: {yes: 1, no: 0}")  # unquoted keys, as in a hand-written params.yaml
+    out = tmp_path / "out"
+    result = run_build("mine", tmp_path, out, project_manifest_path, byo_qags(FIXTURES / "byo_qags_xsum_head.csv", **params))
+    assert_one_line_error(
+        result, "label 'yes' is not in label_map", "YAML read the unquoted key yes as boolean True", "quote it", "record line 2"
+    )
     assert_no_partial(out, "mine", None)

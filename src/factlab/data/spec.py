@@ -38,3 +38,5 @@ class BenchmarkSpec:
     role: Literal["evaluation", "training", "published"] = "evaluation"
     description: str = ""
     local_files: tuple[str, ...] = ()  # inputs outside the manifest (bring-your-own benchmarks)
+    # Columns a meta-evaluation may break results down by (e.g. an upstream `domain` kept by a custom benchmark).
+    group_columns: tuple[str, ...] = ()
