@@ -6,39 +6,64 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install mirror smoke lint pytest dvc-check
+.PHONY: run test install mirror smoke smoke-matrix lint pytest dvc-check
 
 run: install mirror
 	snakemake --cores all
 
-test: install mirror pytest lint smoke dvc-check
+test: install mirror pytest lint smoke dvc-check smoke-matrix
 
 pytest: install mirror
 	python -m pytest
 
 lint: install
 	ruff check src tests
+	ruff format --check src tests
+	snakefmt --check Snakefile workflow/rules
+	deptry src
 	snakemake --lint
 	snakemake -n --quiet
 
 # The whole DAG on small real subsets, then a dry run that must find nothing left to do. It runs in
-# its own directory (.smoke/, the sources linked in) so that it never replaces the real run's
-# results/, models or paper/ tables.
+# its own directory (.smoke/, the sources linked in, params.yaml = params.yaml + config/smoke.yaml)
+# so that it never replaces the real run's results/, models or paper/ tables.
 SMOKE_DIR := .smoke
-SMOKE_LINKS := Snakefile workflow params.yaml config src resources
+SMOKE_LINKS := Snakefile workflow config src resources dvc.yaml .dvcignore
+# params.yaml with the given files merged over it, as Snakemake merges --configfile.
+MERGE_PARAMS := python -c 'import sys, yaml; from snakemake.utils import update_config; params = {}; \
+  [update_config(params, yaml.safe_load(open(path))) for path in sys.argv[1:]]; yaml.safe_dump(params, sys.stdout, sort_keys=False)'
 
 smoke: install mirror
 	mkdir -p $(SMOKE_DIR)
 	for path in $(SMOKE_LINKS); do ln -sfn ../$$path $(SMOKE_DIR)/$$path; done
-	cd $(SMOKE_DIR) && snakemake --cores 2 --configfile config/smoke.yaml
-	cd $(SMOKE_DIR) && snakemake -n --configfile config/smoke.yaml | tee .snakemake/smoke-dry-run.txt
+	rm -f $(SMOKE_DIR)/params.yaml
+	$(MERGE_PARAMS) params.yaml config/smoke.yaml > $(SMOKE_DIR)/params.yaml
+	cd $(SMOKE_DIR) && snakemake --cores 2
+	cd $(SMOKE_DIR) && snakemake -n | tee .snakemake/smoke-dry-run.txt
 	grep -q "Nothing to be done" $(SMOKE_DIR)/.snakemake/smoke-dry-run.txt
 
-# DVC drives the same rules: after `dvc repro` of the data stages, `dvc status` must be clean.
-dvc-check: install mirror
-	dvc repro data
-	dvc status data | tee .snakemake/dvc-status.txt
-	grep -q "up to date" .snakemake/dvc-status.txt
+# DVC drives the same rules (dvc.yaml is generated from them: python -m factlab.dvcyaml). In the smoke
+# directory, just built by Snakemake, `dvc repro` runs every stage and each must find nothing to do
+# (the two tools agree on what is up to date); then `dvc status` must find nothing changed.
+dvc-check: smoke
+	cd $(SMOKE_DIR) && (test -d .dvc || dvc init --no-scm --quiet) && dvc config core.analytics false
+	cd $(SMOKE_DIR) && dvc repro --force 2>&1 | tee .snakemake/dvc-repro.txt
+	test "$$(grep -c '^Running stage' $(SMOKE_DIR)/.snakemake/dvc-repro.txt)" -eq \
+	  "$$(grep -c '^Nothing to be done' $(SMOKE_DIR)/.snakemake/dvc-repro.txt)"
+	cd $(SMOKE_DIR) && dvc status | tee .snakemake/dvc-status.txt
+	grep -q "up to date" $(SMOKE_DIR)/.snakemake/dvc-status.txt
+
+# CI's configuration matrix, each run over a copy of the smoke run (only what its keys change reruns),
+# through the whole DAG: config/smoke_variant.yaml (ranked partial correlations, spaCy splitter, a
+# custom benchmark) and config/smoke_hub.yaml (the hub QASem parser on a tiny T5 built here).
+smoke-matrix: smoke
+	for variant in variant hub; do \
+	  rm -rf $(SMOKE_DIR)-$$variant && cp -a $(SMOKE_DIR) $(SMOKE_DIR)-$$variant && \
+	  $(MERGE_PARAMS) params.yaml config/smoke.yaml config/smoke_$$variant.yaml > $(SMOKE_DIR)-$$variant/params.yaml || exit 1; \
+	done
+	python tests/tiny_t5.py $(SMOKE_DIR)-hub/tiny_t5 $(SMOKE_DIR)/results/preprocess/*/sentences.parquet
+	cd $(SMOKE_DIR)-variant && snakemake --cores 2 && snakemake -n | grep -q "Nothing to be done"
+	cd $(SMOKE_DIR)-hub && snakemake --cores 2 && snakemake -n | grep -q "Nothing to be done"
 
 install: $(VENV)/.installed
 

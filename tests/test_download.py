@@ -79,13 +79,26 @@ def test_corrupt_local_copy_is_replaced_and_good_copy_kept(qags_entry, mirror, t
 def test_cli_exits_nonzero_with_message(tmp_path):
     manifest = tmp_path / "manifest.tsv"
     manifest.write_text(
-        "dataset\turl\tsha256\tbytes\n"
-        f"tiny\thttps://raw.githubusercontent.com/o/r/{'a' * 40}/missing.txt\t{'1' * 64}\t3\n"
+        f"dataset\turl\tsha256\tbytes\ntiny\thttps://raw.githubusercontent.com/o/r/{'a' * 40}/missing.txt\t{'1' * 64}\t3\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "factlab", "download", "tiny", "--manifest", str(manifest),
-         "--download-dir", str(tmp_path / "raw"), "--mirror", str(tmp_path), "--no-allow-network"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "factlab",
+            "download",
+            "tiny",
+            "--manifest",
+            str(manifest),
+            "--download-dir",
+            str(tmp_path / "raw"),
+            "--mirror-dirs",
+            str(tmp_path),
+            "--allow-network",
+            "no",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode != 0
     assert "missing.txt" in result.stderr and "tiny" in result.stderr

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import string
 
 import pandas as pd
 import pytest
 import torch
-from transformers import T5Config, T5ForConditionalGeneration, T5Tokenizer
+from tiny_t5 import build_tiny_t5
 
 from factlab.data.registry import get_spec
 from factlab.errors import DataError, FactlabError
@@ -32,8 +31,6 @@ from factlab.models.qasem.hub import (
 )
 from factlab.models.qasem.lexicon import event_noun_verb, verb_lemmas
 from factlab.models.qasem.types import Predicate, QAPair
-
-N_EXTRA_IDS = 16  # covers every marker of both formats (<extra_id_0> … <extra_id_12>)
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +112,12 @@ def test_qanom_seq2seq_prompt_reproduces_the_model_card_example():
         "Generate QAs for nominal QASRL: The student was interested in Luke 's <extra_id_10> research "
         "<extra_id_10> about sea animals . <extra_id_1> research "
     )
-    options = Seq2SeqPreprocessing(source_prefix="Generate: ", predicate_marker_type="pred_type",
-                                   use_bilateral_predicate_marker=False, append_verb_form=False)
+    options = Seq2SeqPreprocessing(
+        source_prefix="Generate: ",
+        predicate_marker_type="pred_type",
+        use_bilateral_predicate_marker=False,
+        append_verb_form=False,
+    )
     assert format_prompt(tokens, 7, QANOM_SEQ2SEQ_STYLE, is_verbal=True, preprocessing=options) == (
         "Generate: The student was interested in Luke 's <extra_id_11> research about sea animals . "
     )
@@ -153,8 +154,10 @@ def test_parse_generation_counts_malformed_segments_and_cleans_questions():
 def test_parse_generation_qanom_seq2seq_model_card_example():
     card = f"<pad> who _ _ researched something _ _ ?{S2S_QUESTION_ANSWER_SEPARATOR} Luke</s>"
     assert parse_generation(card, QANOM_SEQ2SEQ_STYLE).qas == [("who researched something?", ["Luke"])]
-    two = (f"what _ _ researched _ _ _ ?{S2S_QUESTION_ANSWER_SEPARATOR} sea animals{S2S_ANSWER_SEPARATOR} animals"
-           f"{S2S_PAIR_SEPARATOR}where is something ?")
+    two = (
+        f"what _ _ researched _ _ _ ?{S2S_QUESTION_ANSWER_SEPARATOR} sea animals{S2S_ANSWER_SEPARATOR} animals"
+        f"{S2S_PAIR_SEPARATOR}where is something ?"
+    )
     parsed = parse_generation(two, QANOM_SEQ2SEQ_STYLE)
     assert parsed.qas == [("what researched?", ["sea animals", "animals"])]
     assert parsed.n_malformed == 1
@@ -168,7 +171,7 @@ def test_locate_answer_finds_the_gold_spans_of_qasrl_gs(gs):
     n_answers = n_ambiguous = 0
     for row in dev[["tokens", "predicate_idx", "answers", "answer_ranges"]].itertuples(index=False):
         tokens = list(row.tokens)
-        for answer, gold_range in zip(row.answers, row.answer_ranges):
+        for answer, gold_range in zip(row.answers, row.answer_ranges, strict=True):
             n_answers += 1
             spans = occurrences(tokens, answer)
             assert tuple(gold_range) in spans
@@ -185,7 +188,7 @@ def test_locate_answer_finds_the_gold_spans_of_qasrl_gs(gs):
 
 
 def test_locate_answer_falls_back_to_case_and_rejects_absent_text():
-    tokens = "Laura Muir says she is \" gutted \" she will miss the race .".split()
+    tokens = 'Laura Muir says she is " gutted " she will miss the race .'.split()
     assert locate_answer(tokens, "laura muir") == (0, 2)
     assert locate_answer(tokens, "Muir says") == (1, 3)
     assert locate_answer(tokens, "she", predicate_index=10) == (8, 9)
@@ -194,7 +197,7 @@ def test_locate_answer_falls_back_to_case_and_rejects_absent_text():
     assert locate_answer(tokens, "Mui r") is None  # a space inside a token is not a boundary
     assert locate_answer(tokens, "Muirs") is None
     assert locate_answer(tokens, "") is None
-    assert locate_answer(tokens, "gutted\"") == (6, 8)
+    assert locate_answer(tokens, 'gutted"') == (6, 8)
 
 
 def test_locate_answer_on_qasem_consistency_gold_answers(consistency_qas):
@@ -206,7 +209,7 @@ def test_locate_answer_on_qasem_consistency_gold_answers(consistency_qas):
         if span is None:
             not_found.append(row.answer)
             continue
-        located = " ".join(tokens[span[0]:span[1]])
+        located = " ".join(tokens[span[0] : span[1]])
         assert located.replace(" ", "").lower() == row.answer.replace(" ", "").lower()
         if len(occurrences(tokens, " ".join(tokens[start:end]))) == 1 and " ".join(tokens[start:end]) == located:
             assert span == (start, end)
@@ -236,7 +239,7 @@ def test_detect_predicates_on_qasrl_gs_sentences(gs):
     found = detect_predicates(sentences)
     assert len(found) == len(sentences)
     verbs = verb_lemmas()
-    for tokens, predicates in zip(sentences, found):
+    for tokens, predicates in zip(sentences, found, strict=True):
         for predicate in predicates:
             assert predicate.text == tokens[predicate.index]
             assert predicate.verb_form and predicate.verb_form != "be"
@@ -265,23 +268,6 @@ def unambiguous_ascii_sentences(gs_by_key: dict[str, list], count: int) -> list[
     raise AssertionError("too few unambiguous ASCII sentences")
 
 
-def build_tiny_t5(folder, sentences: list[list[str]], extra_ids: int = N_EXTRA_IDS) -> None:
-    """A T5 tokenizer (unigram over real words plus single characters) and a random 1-layer T5."""
-    chars = sorted(set(string.ascii_letters + string.digits + string.punctuation))
-    words = sorted({token for tokens in sentences for token in tokens} | {"Generate", "QA", "pairs:"})
-    vocab = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0), ("▁", -2.0)]
-    vocab += [(char, -5.0) for char in chars] + [("▁" + char, -5.0) for char in chars]
-    vocab += [("▁" + word, -1.0) for word in words if len(word) > 1]
-    vocab += [(f"<extra_id_{i}>", 0.0) for i in reversed(range(extra_ids))]
-    tokenizer = T5Tokenizer(vocab=vocab, extra_ids=extra_ids)
-    config = T5Config(vocab_size=len(tokenizer), d_model=32, d_kv=16, num_layers=1, num_decoder_layers=1,
-                      num_heads=2, d_ff=64, pad_token_id=tokenizer.pad_token_id,
-                      eos_token_id=tokenizer.eos_token_id, decoder_start_token_id=tokenizer.pad_token_id)
-    torch.manual_seed(0)
-    T5ForConditionalGeneration(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-
-
 @pytest.fixture(scope="module")
 def tiny_gold(gs_by_key) -> list[list[list]]:
     return unambiguous_ascii_sentences(gs_by_key, 3)
@@ -297,8 +283,7 @@ def tiny_model(tmp_path_factory, gs, tiny_gold):
 
 def gold_predicates(tiny_gold: list[list[list]]) -> tuple[list[list[str]], list[list[Predicate]]]:
     sentences = [list(predicates[0][0].tokens) for predicates in tiny_gold]
-    predicates = [[Predicate(rows[0].predicate_idx, rows[0].predicate, True, "") for rows in sentence]
-                  for sentence in tiny_gold]
+    predicates = [[Predicate(rows[0].predicate_idx, rows[0].predicate, True, "") for rows in sentence] for sentence in tiny_gold]
     return sentences, predicates
 
 
@@ -321,8 +306,10 @@ def test_tiny_random_t5_loads_by_path_and_counts_its_garbage(tiny_model, tiny_go
     assert_counts_add_up(counts)
     # A random model writes no well-formed, locatable QA: every output is counted as what went wrong.
     assert sum(len(parse.qas) for parse in parses) == counts["n_qas"]
-    assert counts["n_malformed_outputs"] + counts["n_answers_not_found"] + counts["n_empty_answers"] \
-        + counts["n_truncated_outputs"] > 0
+    assert (
+        counts["n_malformed_outputs"] + counts["n_answers_not_found"] + counts["n_empty_answers"] + counts["n_truncated_outputs"]
+        > 0
+    )
     # Beam search and the default spaCy predicate detector run too; counts accumulate.
     beam = HubQASemParser(str(tiny_model), batch_size=3, max_new_tokens=4, num_beams=2)
     detected = beam.parse(sentences)
@@ -339,7 +326,7 @@ def fake_generate(tokenizer, outputs_by_prompt: dict[str, str], eos: bool = True
 
     def generate(input_ids, attention_mask, **kwargs):
         calls.append(kwargs)
-        texts = [by_ids[tuple(row[mask.bool()].tolist())] for row, mask in zip(input_ids, attention_mask)]
+        texts = [by_ids[tuple(row[mask.bool()].tolist())] for row, mask in zip(input_ids, attention_mask, strict=True)]
         encoded = tokenizer(texts, padding=True, return_tensors="pt")["input_ids"]
         if not eos:
             encoded = encoded[:, :-1]
@@ -354,14 +341,14 @@ def test_well_formed_generation_gives_the_gold_qas_and_spans(tiny_model, tiny_go
     sentences, predicates = gold_predicates(tiny_gold)
     parser = HubQASemParser(str(tiny_model), batch_size=2, max_new_tokens=64, num_beams=3)
     outputs, expected = {}, [[] for _ in sentences]
-    for number, (tokens, sentence_predicates) in enumerate(zip(sentences, predicates)):
-        for predicate, rows in zip(sentence_predicates, tiny_gold[number]):
+    for number, (tokens, sentence_predicates) in enumerate(zip(sentences, predicates, strict=True)):
+        for predicate, rows in zip(sentence_predicates, tiny_gold[number], strict=True):
             text = gold_generation(rows)
             if number == 0 and predicate is sentence_predicates[0]:
                 text += f"{QA_SEPARATOR}not a question{QA_SEPARATOR}who is absent? zebra crossing"
             outputs[format_prompt(tokens, predicate.index)] = text
             for row in rows:
-                for answer, (start, end) in zip(row.answers, row.answer_ranges):
+                for answer, (start, end) in zip(row.answers, row.answer_ranges, strict=True):
                     expected[number].append(QAPair(predicate, row.question, answer, start, end, source="hub"))
     generate, calls = fake_generate(parser.tokenizer, outputs)
     monkeypatch.setattr(parser.model, "generate", generate)
@@ -379,7 +366,7 @@ def test_well_formed_generation_gives_the_gold_qas_and_spans(tiny_model, tiny_go
 def test_outputs_without_end_token_are_counted_as_truncated(tiny_model, tiny_gold, monkeypatch):
     sentences, predicates = gold_predicates(tiny_gold)
     parser = HubQASemParser(str(tiny_model), max_new_tokens=8)
-    outputs = {format_prompt(tokens, p.index): "who? x" for tokens, ps in zip(sentences, predicates) for p in ps}
+    outputs = {format_prompt(tokens, p.index): "who? x" for tokens, ps in zip(sentences, predicates, strict=True) for p in ps}
     generate, _ = fake_generate(parser.tokenizer, outputs, eos=False)
     monkeypatch.setattr(parser.model, "generate", generate)
     parser.parse(sentences, predicates)

@@ -1,5 +1,6 @@
-# Config validation, benchmark selection and input functions shared by every stage.
+# Config validation, parameter access, benchmark selection and input functions shared by every stage.
 import json
+import os
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -8,26 +9,48 @@ from factlab.codedeps import command_code
 from factlab.data.registry import all_specs
 from factlab.download.manifest import load_manifest
 
-
 # One environment for every rule: the pinned project environment (`--sdm conda` users).
 CONDA_ENV = "../../environment.yml"
 
 validate(config, "../schemas/params.schema.yaml")
 
-MANIFEST = config["download"]["manifest"]
-CUSTOM_BENCHMARKS = config["data"]["custom_benchmarks"]
+# Rule file name -> the dotted params.yaml keys read while parsing it: `python -m factlab.dvcyaml`
+# writes them as each DVC stage's params (keys read here, in common.smk, concern every stage).
+PARAM_KEYS = {}
+
+
+def param(key):
+    """The value of a dotted params.yaml key, e.g. param("metaeval.frank.subsets"). Rule files read
+    parameters only through this (tests/test_dvcyaml.py checks), so the keys each stage reads are known.
+    """
+    value = config
+    for part in key.split("."):
+        value = value[part]
+    rule_file = Path(workflow.included_stack[-1].get_path_or_uri(secret_free=True)).name
+    PARAM_KEYS.setdefault(rule_file, set()).add(key)
+    return value
+
+
+MANIFEST = param("download.manifest")
+CUSTOM_BENCHMARKS = param("data.custom_benchmarks")
 SPECS = all_specs(CUSTOM_BENCHMARKS)
-SELECTED = config["data"]["benchmarks"] or sorted(SPECS)
+SELECTED = param("data.benchmarks") or sorted(SPECS)
 _unknown = sorted(set(SELECTED) - set(SPECS))
 if _unknown:
-    raise ValueError(f"params.yaml data.benchmarks names unknown benchmarks: {_unknown}")
+    raise ValueError(
+        f"params.yaml data.benchmarks names unknown benchmarks: {_unknown}"
+    )
 BENCHMARKS = [name for name in SELECTED if SPECS[name].kind == "benchmark"]
 TABLES = [name for name in SELECTED if SPECS[name].kind == "table"]
 # Manifest datasets that the selected benchmarks read: only these are downloaded.
 DOWNLOADS = sorted({dataset for name in SELECTED for dataset in SPECS[name].datasets})
-_not_in_manifest = sorted(set(DOWNLOADS) - {entry.dataset for entry in load_manifest(MANIFEST)})
+_not_in_manifest = sorted(
+    set(DOWNLOADS) - {entry.dataset for entry in load_manifest(MANIFEST)}
+)
 if _not_in_manifest:
-    raise ValueError(f"{MANIFEST} lacks datasets read by the selected benchmarks: {_not_in_manifest}")
+    raise ValueError(
+        f"{MANIFEST} lacks datasets read by the selected benchmarks: {_not_in_manifest}"
+    )
 
 
 wildcard_constraints:
@@ -58,7 +81,6 @@ def custom_json(wildcards):
 
 
 # factlab's QASem parser: trained by train.smk, read by preprocess_qas and its metaeval rule.
-QASEM = config["qasem"]
 QASEM_MODEL_DIR = "results/models/qasem_parser"
 QASEM_MODEL = {
     "weights": f"{QASEM_MODEL_DIR}/model.safetensors",

@@ -2,37 +2,37 @@
 
 
 rule build_benchmark:
-    output:
-        data="results/data/{name}.parquet",
-        report="results/data/reports/{name}.json",
     input:
         manifest=MANIFEST,
         raw=get_download_dirs,
         code=code("data", "build"),
         local=get_local_files,
+    output:
+        data="results/data/{name}.parquet",
+        report="results/data/reports/{name}.json",
+    log:
+        "logs/data/{name}.log",
+    conda:
+        CONDA_ENV
     params:
         custom=custom_json,
         download_dir=DOWNLOAD_DIR,
-    conda:
-        CONDA_ENV
-    log:
-        "logs/data/{name}.log",
     shell:
         "factlab data build {wildcards.name} --manifest {input.manifest} --download-dir {params.download_dir} "
         "--out {output.data} --report {output.report} --custom-json {params.custom:q} > {log} 2>&1"
 
 
 rule dataset_statistics:
-    output:
-        "results/data/statistics.csv",
     input:
         data=expand("results/data/{name}.parquet", name=BENCHMARKS),
         reports=expand("results/data/reports/{name}.json", name=BENCHMARKS),
         code=code("data", "stats"),
-    conda:
-        CONDA_ENV
+    output:
+        "results/data/statistics.csv",
     log:
         "logs/data/statistics.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab data stats --data {input.data} --reports-dir results/data/reports "
         "--out-csv {output} > {log} 2>&1"

@@ -12,28 +12,45 @@ FRANK_INPUTS = {
     "scores": "results/data/frank_baseline_scores.parquet",
 }
 FRANK_DIR = f"{METAEVAL_DIR}/frank_baselines"
-FRANK_PARAMS = config["metaeval"]["frank"]
 QASEM_EVAL_DIR = f"{METAEVAL_DIR}/qasem_parser"
-
+# `dvc plots show` specs (written into dvc.yaml by `python -m factlab.dvcyaml`).
+DVC_PLOTS = [
+    {
+        f"{METAEVAL_DIR}/screeneval_published/chunk_size.csv": {
+            "x": "chunk_size",
+            "y": "roc_auc",
+            "title": "ScreenEval, SCALE-large - AUC against chunk size (tokens)",
+        }
+    },
+    {
+        "ScreenEval reliability (scale_large)": {
+            "template": "simple",
+            "x": "mean_score",
+            "y": {
+                f"{METAEVAL_DIR}/screeneval_published/reliability.csv": "consistent_share"
+            },
+        }
+    },
+]
 
 
 rule correlate_frank_baselines:
-    output:
-        all=f"{FRANK_DIR}/correlations.csv",
-        test=f"{FRANK_DIR}/correlations_test.csv",
     input:
         **FRANK_INPUTS,
         code=code("metaeval", "frank-correlations"),
-    params:
-        subsets=FRANK_PARAMS["subsets"],
-        variant=FRANK_PARAMS["partial_variant"],
-        resamples=config["metaeval"]["bootstrap_resamples"],
-        confidence=config["metaeval"]["confidence"],
-        seed=config["metaeval"]["seed"],
-    conda:
-        CONDA_ENV
+    output:
+        all=f"{FRANK_DIR}/correlations.csv",
+        test=f"{FRANK_DIR}/correlations_test.csv",
     log:
         "logs/metaeval/frank_correlations.log",
+    conda:
+        CONDA_ENV
+    params:
+        subsets=param("metaeval.frank.subsets"),
+        variant=param("metaeval.frank.partial_variant"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
     shell:
         "factlab metaeval frank-correlations --benchmark {input.benchmark} --scores {input.scores} "
         "--subsets {params.subsets} --variant {params.variant} --resamples {params.resamples} "
@@ -42,58 +59,61 @@ rule correlate_frank_baselines:
 
 
 rule compare_frank_metrics:
-    output:
-        williams=f"{FRANK_DIR}/williams.csv",
-        matrix=f"{FRANK_DIR}/metric_matrix.csv",
     input:
         **FRANK_INPUTS,
         code=code("metaeval", "frank-williams"),
-    params:
-        variant=FRANK_PARAMS["williams_variant"],
-    conda:
-        CONDA_ENV
+    output:
+        williams=f"{FRANK_DIR}/williams.csv",
+        matrix=f"{FRANK_DIR}/metric_matrix.csv",
     log:
         "logs/metaeval/frank_williams.log",
+    conda:
+        CONDA_ENV
+    params:
+        variant=param("metaeval.frank.williams_variant"),
     shell:
         "factlab metaeval frank-williams --benchmark {input.benchmark} --scores {input.scores} "
         "--variant {params.variant} --out {output.williams} --out-matrix {output.matrix} > {log} 2>&1"
 
 
 rule ablate_frank_categories:
-    output:
-        f"{FRANK_DIR}/ablation.csv",
     input:
         **FRANK_INPUTS,
         code=code("metaeval", "frank-ablation"),
-    params:
-        subsets=FRANK_PARAMS["subsets"],
-        variant=FRANK_PARAMS["partial_variant"],
-    conda:
-        CONDA_ENV
+    output:
+        f"{FRANK_DIR}/ablation.csv",
     log:
         "logs/metaeval/frank_ablation.log",
+    conda:
+        CONDA_ENV
+    params:
+        subsets=param("metaeval.frank.subsets"),
+        variant=param("metaeval.frank.partial_variant"),
     shell:
         "factlab metaeval frank-ablation --benchmark {input.benchmark} --scores {input.scores} "
         "--subsets {params.subsets} --variant {params.variant} --out {output} > {log} 2>&1"
 
 
 rule summarise_frank_baselines:
-    output:
-        f"{FRANK_DIR}/metrics.json",
     input:
         correlations=rules.correlate_frank_baselines.output.all,
         williams=rules.compare_frank_metrics.output.williams,
         code=code("metaeval", "frank-summary"),
-    conda:
-        CONDA_ENV
+    output:
+        f"{FRANK_DIR}/metrics.json",
     log:
         "logs/metaeval/frank_summary.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab metaeval frank-summary --correlations {input.correlations} --williams {input.williams} "
         "--out {output} > {log} 2>&1"
 
 
 rule evaluate_screeneval_published:
+    input:
+        data="results/data/screeneval_published.parquet",
+        code=code("metaeval", "screeneval"),
     output:
         detection=f"{METAEVAL_DIR}/screeneval_published/detection.csv",
         split=f"{METAEVAL_DIR}/screeneval_published/split.csv",
@@ -101,20 +121,17 @@ rule evaluate_screeneval_published:
         comparison=f"{METAEVAL_DIR}/screeneval_published/published_comparison.csv",
         reliability=f"{METAEVAL_DIR}/screeneval_published/reliability.csv",
         metrics=f"{METAEVAL_DIR}/screeneval_published/metrics.json",
-    input:
-        data="results/data/screeneval_published.parquet",
-        code=code("metaeval", "screeneval"),
-    params:
-        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
-        ece_bins=config["metaeval"]["ece_bins"],
-        reliability_bins=config["metaeval"]["reliability_plot_bins"],
-        val_fraction=config["metaeval"]["screeneval"]["val_fraction"],
-        seed=config["metaeval"]["seed"],
-        policies=" ".join(config["metaeval"]["threshold_policies"]),
-    conda:
-        CONDA_ENV
     log:
         "logs/metaeval/evaluate_screeneval_published.log",
+    conda:
+        CONDA_ENV
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
+        ece_bins=param("metaeval.ece_bins"),
+        reliability_bins=param("metaeval.reliability_plot_bins"),
+        val_fraction=param("metaeval.screeneval.val_fraction"),
+        seed=param("metaeval.seed"),
+        policies=" ".join(param("metaeval.threshold_policies")),
     shell:
         "factlab metaeval screeneval --data {input.data} --out-dir {params.out_dir} "
         "--ece-bins {params.ece_bins} --reliability-bins {params.reliability_bins} "
@@ -122,48 +139,45 @@ rule evaluate_screeneval_published:
 
 
 rule evaluate_true_published:
+    input:
+        data="results/data/true_published.parquet",
+        code=code("metaeval", "true-published"),
     output:
         detection=f"{METAEVAL_DIR}/true_published/detection.csv",
         comparison=f"{METAEVAL_DIR}/true_published/published_comparison.csv",
         metrics=f"{METAEVAL_DIR}/true_published/metrics.json",
-    input:
-        data="results/data/true_published.parquet",
-        code=code("metaeval", "true-published"),
-    params:
-        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
-        ece_bins=config["metaeval"]["ece_bins"],
-    conda:
-        CONDA_ENV
     log:
         "logs/metaeval/evaluate_true_published.log",
+    conda:
+        CONDA_ENV
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
+        ece_bins=param("metaeval.ece_bins"),
     shell:
         "factlab metaeval true-published --data {input.data} --out-dir {params.out_dir} "
         "--ece-bins {params.ece_bins} > {log} 2>&1"
 
 
 rule summarise_qasem_consistency:
-    output:
-        statistics=f"{METAEVAL_DIR}/qasem_consistency/statistics.csv",
-        metrics=f"{METAEVAL_DIR}/qasem_consistency/metrics.json",
     input:
         responses="results/data/qasem_consistency.parquet",
         qas="results/data/qasem_consistency_qas.parquet",
         code=code("metaeval", "qasem-consistency"),
-    params:
-        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
-    conda:
-        CONDA_ENV
+    output:
+        statistics=f"{METAEVAL_DIR}/qasem_consistency/statistics.csv",
+        metrics=f"{METAEVAL_DIR}/qasem_consistency/metrics.json",
     log:
         "logs/metaeval/summarise_qasem_consistency.log",
+    conda:
+        CONDA_ENV
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
     shell:
         "factlab metaeval qasem-consistency --responses {input.responses} --qas {input.qas} "
         "--out-dir {params.out_dir} > {log} 2>&1"
 
 
 rule measure_annotator_agreement:
-    output:
-        agreement=f"{METAEVAL_DIR}/agreement/agreement.csv",
-        metrics=f"{METAEVAL_DIR}/agreement/metrics.json",
     input:
         # Order = row order of the table.
         data=[
@@ -172,18 +186,28 @@ rule measure_annotator_agreement:
             "results/data/xsumfaith.parquet",
         ],
         code=code("metaeval", "annotator-agreement"),
-    params:
-        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
-    conda:
-        CONDA_ENV
+    output:
+        agreement=f"{METAEVAL_DIR}/agreement/agreement.csv",
+        metrics=f"{METAEVAL_DIR}/agreement/metrics.json",
     log:
         "logs/metaeval/measure_annotator_agreement.log",
+    conda:
+        CONDA_ENV
+    params:
+        out_dir=lambda wildcards, output: str(Path(output.metrics).parent),
     shell:
         "factlab metaeval annotator-agreement --data {input.data} --out-dir {params.out_dir} "
         "> {log} 2>&1"
 
 
 rule evaluate_qasem_parser:
+    input:
+        **QASEM_MODEL,
+        qasrl_gs="results/data/qasrl_gs.parquet",
+        qanom="results/data/qanom.parquet",
+        responses="results/data/qasem_consistency.parquet",
+        qas="results/data/qasem_consistency_qas.parquet",
+        code=code("metaeval", "qasem-parser"),
     output:
         scores=report(
             f"{QASEM_EVAL_DIR}/scores.csv",
@@ -200,29 +224,22 @@ rule evaluate_qasem_parser:
         predictions_qasrl=f"{QASEM_EVAL_DIR}/predictions_qasrl_gs_test.parquet",
         predictions_qanom=f"{QASEM_EVAL_DIR}/predictions_qanom_test.parquet",
         metrics=f"{QASEM_EVAL_DIR}/metrics.json",
-    input:
-        **QASEM_MODEL,
-        qasrl_gs="results/data/qasrl_gs.parquet",
-        qanom="results/data/qanom.parquet",
-        responses="results/data/qasem_consistency.parquet",
-        qas="results/data/qasem_consistency_qas.parquet",
-        code=code("metaeval", "qasem-parser"),
-    params:
-        model_dir=lambda wildcards, input: str(Path(input.weights).parent),
-        out_dir=lambda wildcards, output: str(Path(output.scores).parent),
-        iou=QASEM["evaluate"]["iou_threshold"],
-        batch_size=QASEM["evaluate"]["batch_size"],
-        max_sentences=QASEM["evaluate"]["max_sentences"],
-        device=QASEM["device"],
-    threads: QASEM["threads"]
-    resources:
-        gpu=int(QASEM["device"] == "cuda"),
+    log:
+        "logs/metaeval/evaluate_qasem_parser.log",
     benchmark:
         "benchmarks/metaeval/evaluate_qasem_parser.tsv"
     conda:
         CONDA_ENV
-    log:
-        "logs/metaeval/evaluate_qasem_parser.log",
+    threads: param("qasem.threads")
+    resources:
+        gpu=int(param("qasem.device") == "cuda"),
+    params:
+        model_dir=lambda wildcards, input: str(Path(input.weights).parent),
+        out_dir=lambda wildcards, output: str(Path(output.scores).parent),
+        iou=param("qasem.evaluate.iou_threshold"),
+        batch_size=param("qasem.evaluate.batch_size"),
+        max_sentences=param("qasem.evaluate.max_sentences"),
+        device=param("qasem.device"),
     shell:
         "factlab metaeval qasem-parser --model-dir {params.model_dir} --qasrl-gs {input.qasrl_gs} --qanom {input.qanom} "
         "--consistency-responses {input.responses} --consistency-qas {input.qas} --out-dir {params.out_dir} "

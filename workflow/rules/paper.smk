@@ -1,44 +1,48 @@
 # Paper: every table (paper/tables/*.{md,tex}) and figure (paper/figures/*.png), rendered from the data and
 # metaeval CSVs: restyling one recomputes no statistic. Commands: `factlab paper …` (src/factlab/paper/);
 # LaTeX captions: src/factlab/paper/captions.py; report captions: workflow/report/*.rst.
-FRANK_SUBSETS = config["metaeval"]["frank"]["subsets"]
+FRANK_SUBSETS = param("metaeval.frank.subsets")
 
 
 rule tabulate_datasets:
-    output:
-        md="paper/tables/datasets.md",
-        tex="paper/tables/datasets.tex",
     input:
         statistics=rules.dataset_statistics.output[0],
         code=code("paper", "datasets-table"),
-    conda:
-        CONDA_ENV
+    output:
+        md="paper/tables/datasets.md",
+        tex="paper/tables/datasets.tex",
     log:
         "logs/paper/tabulate_datasets.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper datasets-table --statistics {input.statistics} --out-md {output.md} --out-tex {output.tex} "
         "> {log} 2>&1"
 
 
 rule tabulate_frank_baselines:
-    output:
-        md="paper/tables/frank_baselines.md",
-        tex="paper/tables/frank_baselines.tex",
     input:
         correlations=rules.correlate_frank_baselines.output.all,
         code=code("paper", "frank-table"),
-    params:
-        subsets=FRANK_SUBSETS,
-    conda:
-        CONDA_ENV
+    output:
+        md="paper/tables/frank_baselines.md",
+        tex="paper/tables/frank_baselines.tex",
     log:
         "logs/paper/tabulate_frank_baselines.log",
+    conda:
+        CONDA_ENV
+    params:
+        subsets=FRANK_SUBSETS,
     shell:
         "factlab paper frank-table --correlations {input.correlations} --subsets {params.subsets} "
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule plot_frank_williams:
+    input:
+        williams=rules.compare_frank_metrics.output.williams,
+        correlations=rules.correlate_frank_baselines.output.all,
+        code=code("paper", "frank-williams-figure"),
     output:
         williams=report(
             "paper/figures/frank_williams.png",
@@ -50,76 +54,75 @@ rule plot_frank_williams:
             caption="../report/frank_metric_matrix.rst",
             category="frank_baselines",
         ),
-    input:
-        williams=rules.compare_frank_metrics.output.williams,
-        correlations=rules.correlate_frank_baselines.output.all,
-        code=code("paper", "frank-williams-figure"),
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/plot_frank_williams.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper frank-williams-figure --williams {input.williams} --correlations {input.correlations} "
         "--out {output.williams} --out-matrix {output.matrix} > {log} 2>&1"
 
 
 rule plot_frank_ablation:
+    input:
+        ablation=rules.ablate_frank_categories.output[0],
+        correlations=rules.correlate_frank_baselines.output.all,
+        code=code("paper", "frank-ablation-figure"),
     output:
         report(
             "paper/figures/frank_ablation.png",
             caption="../report/frank_ablation.rst",
             category="frank_baselines",
         ),
-    input:
-        ablation=rules.ablate_frank_categories.output[0],
-        correlations=rules.correlate_frank_baselines.output.all,
-        code=code("paper", "frank-ablation-figure"),
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/plot_frank_ablation.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper frank-ablation-figure --ablation {input.ablation} --correlations {input.correlations} "
         "--out {output} > {log} 2>&1"
 
 
 rule plot_screeneval_chunk_size:
+    input:
+        table=rules.evaluate_screeneval_published.output.chunk_size,
+        code=code("paper", "screeneval-chunk-size-figure"),
     output:
         report(
             "paper/figures/screeneval_chunk_size.png",
             caption="../report/screeneval_chunk_size.rst",
             category="screeneval_published",
         ),
-    input:
-        table=rules.evaluate_screeneval_published.output.chunk_size,
-        code=code("paper", "screeneval-chunk-size-figure"),
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/plot_screeneval_chunk_size.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper screeneval-chunk-size-figure --table {input.table} --out {output} > {log} 2>&1"
 
 
 rule plot_screeneval_reliability:
+    input:
+        table=rules.evaluate_screeneval_published.output.reliability,
+        code=code("paper", "screeneval-reliability-figure"),
     output:
         report(
             "paper/figures/screeneval_reliability.png",
             caption="../report/screeneval_reliability.rst",
             category="screeneval_published",
         ),
-    input:
-        table=rules.evaluate_screeneval_published.output.reliability,
-        code=code("paper", "screeneval-reliability-figure"),
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/plot_screeneval_reliability.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper screeneval-reliability-figure --table {input.table} --out {output} > {log} 2>&1"
 
 
 rule tabulate_true_published:
+    input:
+        detection=rules.evaluate_true_published.output.detection,
+        code=code("paper", "true-published-table"),
     output:
         md=report(
             "paper/tables/true_published.md",
@@ -127,21 +130,21 @@ rule tabulate_true_published:
             category="true_published",
         ),
         tex="paper/tables/true_published.tex",
-    input:
-        detection=rules.evaluate_true_published.output.detection,
-        code=code("paper", "true-published-table"),
-    params:
-        ece_bins=config["metaeval"]["ece_bins"],
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/tabulate_true_published.log",
+    conda:
+        CONDA_ENV
+    params:
+        ece_bins=param("metaeval.ece_bins"),
     shell:
         "factlab paper true-published-table --detection {input.detection} --ece-bins {params.ece_bins} "
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule tabulate_qasem_consistency:
+    input:
+        statistics=rules.summarise_qasem_consistency.output.statistics,
+        code=code("paper", "qasem-consistency-table"),
     output:
         md=report(
             "paper/tables/qasem_consistency.md",
@@ -149,19 +152,19 @@ rule tabulate_qasem_consistency:
             category="qasem_consistency",
         ),
         tex="paper/tables/qasem_consistency.tex",
-    input:
-        statistics=rules.summarise_qasem_consistency.output.statistics,
-        code=code("paper", "qasem-consistency-table"),
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/tabulate_qasem_consistency.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper qasem-consistency-table --statistics {input.statistics} "
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule tabulate_agreement:
+    input:
+        agreement=rules.measure_annotator_agreement.output.agreement,
+        code=code("paper", "agreement-table"),
     output:
         md=report(
             "paper/tables/agreement.md",
@@ -169,19 +172,20 @@ rule tabulate_agreement:
             category="agreement",
         ),
         tex="paper/tables/agreement.tex",
-    input:
-        agreement=rules.measure_annotator_agreement.output.agreement,
-        code=code("paper", "agreement-table"),
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/tabulate_agreement.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab paper agreement-table --agreement {input.agreement} --out-md {output.md} --out-tex {output.tex} "
         "> {log} 2>&1"
 
 
 rule tabulate_qasem_parser:
+    input:
+        scores=rules.evaluate_qasem_parser.output.scores,
+        detection=rules.evaluate_qasem_parser.output.detection,
+        code=code("paper", "qasem-parser-table"),
     output:
         md=report(
             "paper/tables/qasem_parser.md",
@@ -189,16 +193,12 @@ rule tabulate_qasem_parser:
             category="qasem_parser",
         ),
         tex="paper/tables/qasem_parser.tex",
-    input:
-        scores=rules.evaluate_qasem_parser.output.scores,
-        detection=rules.evaluate_qasem_parser.output.detection,
-        code=code("paper", "qasem-parser-table"),
-    params:
-        iou=QASEM["evaluate"]["iou_threshold"],
-    conda:
-        CONDA_ENV
     log:
         "logs/paper/tabulate_qasem_parser.log",
+    conda:
+        CONDA_ENV
+    params:
+        iou=param("qasem.evaluate.iou_threshold"),
     shell:
         "factlab paper qasem-parser-table --scores {input.scores} --detection {input.detection} "
         "--iou-threshold {params.iou} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"

@@ -8,10 +8,9 @@
 
 # `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
 ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
-PREPROCESS = config["preprocess"]
 PREPROCESS_DIR = "results/preprocess/{benchmark}"
 # Empty `benchmarks` = every selected benchmark that is used for evaluation.
-PREPROCESS_BENCHMARKS = PREPROCESS["benchmarks"] or [
+PREPROCESS_BENCHMARKS = param("preprocess.benchmarks") or [
     name for name in BENCHMARKS if SPECS[name].role == "evaluation"
 ]
 _not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(BENCHMARKS))
@@ -19,7 +18,7 @@ if _not_built:
     raise ValueError(
         f"params.yaml preprocess.benchmarks names benchmarks that data.benchmarks does not build: {_not_built}"
     )
-PREPROCESS_MAX_EXAMPLES = PREPROCESS["max_examples"] or "all"
+PREPROCESS_MAX_EXAMPLES = param("preprocess.max_examples") or "all"
 
 
 wildcard_constraints:
@@ -27,24 +26,24 @@ wildcard_constraints:
 
 
 rule preprocess_sentences:
-    output:
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
-        report=f"{PREPROCESS_DIR}/reports/sentences.json",
     input:
         data="results/data/{benchmark}.parquet",
         code=code("preprocess", "sentences"),
-    params:
-        env=ONE_THREAD,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        splitter=PREPROCESS["sentence_splitter"],
-        batch_size=PREPROCESS["spacy_batch_size"],
-    threads: 1
+    output:
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        report=f"{PREPROCESS_DIR}/reports/sentences.json",
+    log:
+        "logs/preprocess/{benchmark}/sentences.log",
     benchmark:
         "benchmarks/preprocess/preprocess_sentences/{benchmark}.tsv"
     conda:
         CONDA_ENV
-    log:
-        "logs/preprocess/{benchmark}/sentences.log",
+    threads: 1
+    params:
+        env=ONE_THREAD,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        splitter=param("preprocess.sentence_splitter"),
+        batch_size=param("preprocess.spacy_batch_size"),
     shell:
         "{params.env} factlab preprocess sentences --benchmark {wildcards.benchmark} --data {input.data} "
         "--max-examples {params.max_examples} --splitter {params.splitter} --batch-size {params.batch_size} "
@@ -52,31 +51,35 @@ rule preprocess_sentences:
 
 
 rule preprocess_chunks:
-    output:
-        chunks=f"{PREPROCESS_DIR}/chunks.parquet",
-        report=f"{PREPROCESS_DIR}/reports/chunks.json",
     input:
         data="results/data/{benchmark}.parquet",
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         code=code("preprocess", "chunks"),
-    params:
-        env=ONE_THREAD,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        words_per_chunk=PREPROCESS["alignscore"]["words_per_chunk"],
-        alignscore_policy=PREPROCESS["alignscore"]["policy"],
-        tokenizer=PREPROCESS["scale"]["tokenizer"],
-        chunk_size=PREPROCESS["scale"]["chunk_size"],
-        overlap=PREPROCESS["scale"]["overlap"],
-        window_policy=PREPROCESS["scale"]["window_policy"],
-        token_budget=PREPROCESS["packing"]["token_budget"],
-        split_long="--split-long" if PREPROCESS["packing"]["split_long"] else "--no-split-long",
-    threads: 1
+    output:
+        chunks=f"{PREPROCESS_DIR}/chunks.parquet",
+        report=f"{PREPROCESS_DIR}/reports/chunks.json",
+    log:
+        "logs/preprocess/{benchmark}/chunks.log",
     benchmark:
         "benchmarks/preprocess/preprocess_chunks/{benchmark}.tsv"
     conda:
         CONDA_ENV
-    log:
-        "logs/preprocess/{benchmark}/chunks.log",
+    threads: 1
+    params:
+        env=ONE_THREAD,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
+        alignscore_policy=param("preprocess.alignscore.policy"),
+        tokenizer=param("preprocess.scale.tokenizer"),
+        chunk_size=param("preprocess.scale.chunk_size"),
+        overlap=param("preprocess.scale.overlap"),
+        window_policy=param("preprocess.scale.window_policy"),
+        token_budget=param("preprocess.packing.token_budget"),
+        split_long=(
+            "--split-long"
+            if param("preprocess.packing.split_long")
+            else "--no-split-long"
+        ),
     shell:
         "{params.env} factlab preprocess chunks --benchmark {wildcards.benchmark} --data {input.data} "
         "--sentences {input.sentences} --max-examples {params.max_examples} "
@@ -87,40 +90,39 @@ rule preprocess_chunks:
 
 
 rule preprocess_triples:
-    output:
-        triples=f"{PREPROCESS_DIR}/triples.parquet",
-        report=f"{PREPROCESS_DIR}/reports/triples.json",
     input:
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         code=code("preprocess", "triples"),
-    params:
-        env=ONE_THREAD,
-        batch_size=PREPROCESS["spacy_batch_size"],
-    threads: 1
+    output:
+        triples=f"{PREPROCESS_DIR}/triples.parquet",
+        report=f"{PREPROCESS_DIR}/reports/triples.json",
+    log:
+        "logs/preprocess/{benchmark}/triples.log",
     benchmark:
         "benchmarks/preprocess/preprocess_triples/{benchmark}.tsv"
     conda:
         CONDA_ENV
-    log:
-        "logs/preprocess/{benchmark}/triples.log",
+    threads: 1
+    params:
+        env=ONE_THREAD,
+        batch_size=param("preprocess.spacy_batch_size"),
     shell:
         "{params.env} factlab preprocess triples --benchmark {wildcards.benchmark} --sentences {input.sentences} "
         "--batch-size {params.batch_size} --out {output.triples} --report {output.report} > {log} 2>&1"
 
 
 rule preprocess_report:
-    output:
-        f"{PREPROCESS_DIR}/report.json",
     input:
         sentences=f"{PREPROCESS_DIR}/reports/sentences.json",
         chunks=f"{PREPROCESS_DIR}/reports/chunks.json",
         triples=f"{PREPROCESS_DIR}/reports/triples.json",
         code=code("preprocess", "report"),
-    params:
-    conda:
-        CONDA_ENV
+    output:
+        f"{PREPROCESS_DIR}/report.json",
     log:
         "logs/preprocess/{benchmark}/report.log",
+    conda:
+        CONDA_ENV
     shell:
         "factlab preprocess report --sentences-report {input.sentences} --chunks-report {input.chunks} "
         "--triples-report {input.triples} --out {output} > {log} 2>&1"
@@ -140,31 +142,37 @@ rule preprocess:
 
 # QASem units of every preprocessed benchmark: the parser chosen by qasem.parser (trained: the model
 # above; hub: a published T5 by hub id or local folder, for online users).
+QASEM_PARSER = param("qasem.parser")
+QASEM_HUB_MODEL = param("qasem.hub.model")
+
+
 rule preprocess_qas:
+    input:
+        sentences="results/preprocess/{benchmark}/sentences.parquet",
+        parser=list(QASEM_MODEL.values()) if QASEM_PARSER == "trained" else [],
+        code=code("preprocess", "qas"),
     output:
         qas="results/preprocess/{benchmark}/qas.parquet",
         report="results/preprocess/{benchmark}/reports/qas.json",
-    input:
-        sentences="results/preprocess/{benchmark}/sentences.parquet",
-        parser=list(QASEM_MODEL.values()) if QASEM["parser"] == "trained" else [],
-        code=code("preprocess", "qas"),
-    params:
-        parser=QASEM["parser"],
-        model=lambda wildcards, input: (
-            str(Path(input.parser[0]).parent) if QASEM["parser"] == "trained" else QASEM["hub"]["model"]
-        ),
-        device=QASEM["device"],
-        hub_format=QASEM["hub"]["format"],
-        num_beams=QASEM["hub"]["num_beams"],
-        max_new_tokens=QASEM["hub"]["max_new_tokens"],
-        batch_size=QASEM["hub"]["batch_size"],
-    threads: QASEM["threads"]
+    log:
+        "logs/preprocess/{benchmark}/qas.log",
     benchmark:
         "benchmarks/preprocess/preprocess_qas/{benchmark}.tsv"
     conda:
         CONDA_ENV
-    log:
-        "logs/preprocess/{benchmark}/qas.log",
+    threads: param("qasem.threads")
+    params:
+        parser=QASEM_PARSER,
+        model=lambda wildcards, input: (
+            str(Path(input.parser[0]).parent)
+            if QASEM_PARSER == "trained"
+            else QASEM_HUB_MODEL
+        ),
+        device=param("qasem.device"),
+        hub_format=param("qasem.hub.format"),
+        num_beams=param("qasem.hub.num_beams"),
+        max_new_tokens=param("qasem.hub.max_new_tokens"),
+        batch_size=param("qasem.hub.batch_size"),
     shell:
         "factlab preprocess qas --benchmark {wildcards.benchmark} --sentences {input.sentences} "
         "--parser {params.parser} --model {params.model} --device {params.device} --batch-size {params.batch_size} "
@@ -172,7 +180,9 @@ rule preprocess_qas:
         "--out {output.qas} --report {output.report} > {log} 2>&1"
 
 
-QAS_OUTPUTS = expand("results/preprocess/{benchmark}/qas.parquet", benchmark=PREPROCESS_BENCHMARKS)
+QAS_OUTPUTS = expand(
+    "results/preprocess/{benchmark}/qas.parquet", benchmark=PREPROCESS_BENCHMARKS
+)
 
 
 rule qas:

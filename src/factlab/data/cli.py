@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 
 from factlab.data.build import build_benchmark
-from factlab.download.manifest import RawFiles, load_manifest
 from factlab.data.registry import get_spec
 from factlab.data.stats import benchmark_statistics
+from factlab.download.manifest import RawFiles, load_manifest
 
 
 def register(parser: argparse.ArgumentParser, command: str | None = None) -> None:
@@ -23,7 +23,7 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
     build.add_argument("--download-dir", required=True)
     build.add_argument("--out", required=True)
     build.add_argument("--report", required=True)
-    build.add_argument("--custom-json", default="{}", help="custom_benchmarks mapping from params.yaml, as JSON")
+    build.add_argument("--custom-json", required=True, help="custom_benchmarks mapping from params.yaml, as JSON")
     build.set_defaults(func=run_build)
 
     stats = commands.add_parser("stats", help="dataset statistics (CSV)")

@@ -1,0 +1,94 @@
+"""What a rerun keeps, run for real: a throwaway project (the workflow and sources linked, its own
+params) builds one small benchmark with Snakemake, then
+- changing where files come from (download.allow_network, download.mirror_dirs) leaves nothing to do:
+  the manifest's sha256 pins the content (before, both were rule params and reran every download);
+- a bad edit to a custom benchmark fails its rebuild, and the last good parquet is still there
+  (Snakemake deletes a job's outputs before running it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from factlab.io import sha256_file
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE_JSONL = ROOT / "tests" / "fixtures" / "byo_qags_xsum_head.jsonl"  # 6 QAGS-XSum records
+LINKED = ("Snakefile", "workflow", "src", "config")
+
+
+def snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
+    # The rules call the `factlab` script installed beside this interpreter.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", *args], cwd=project, capture_output=True, text=True, env=env
+    )
+
+
+def write_params(project: Path, mirror: Path, **download: object) -> None:
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["download"].update({"mirror_dirs": [str(mirror)], "allow_network": False, **download})
+    params["data"] = {
+        "benchmarks": ["qags_xsum", "mine"],
+        "custom_benchmarks": {
+            "mine": {
+                "path": "mine.jsonl",
+                "columns": {"example_id": "id", "source": "document", "output": "summary", "label": "faithful"},
+                "label_map": {"yes": 1, "no": 0},
+            }
+        },
+    }
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, mirror) -> Path:
+    project = tmp_path_factory.mktemp("project")
+    for name in LINKED:
+        (project / name).symlink_to(ROOT / name)
+    shutil.copy(FIXTURE_JSONL, project / "mine.jsonl")
+    write_params(project, mirror)
+    built = snakemake(project, "results/data/qags_xsum.parquet", "results/data/mine.parquet")
+    assert built.returncode == 0, built.stderr[-3000:]
+    return project
+
+
+@pytest.mark.slow
+def test_changing_where_files_come_from_reruns_nothing(project, mirror, tmp_path):
+    other_mirror = tmp_path / "empty_mirror"
+    other_mirror.mkdir()
+    write_params(project, mirror, allow_network=True, mirror_dirs=[str(other_mirror), str(mirror)])
+    dry = snakemake(project, "-n", "results/data/qags_xsum.parquet")
+    write_params(project, mirror)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert "Nothing to be done" in dry.stdout + dry.stderr, dry.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_failed_rebuild_keeps_the_last_good_build(project):
+    good = project / "results" / "data" / "mine.parquet"
+    good_sha = sha256_file(good)
+    good_rows = len(pd.read_parquet(good))
+    records = [json.loads(line) for line in (project / "mine.jsonl").read_text().splitlines()]
+    records[1]["faithful"] = "maybe"  # not in label_map
+    original = (project / "mine.jsonl").read_text()
+    (project / "mine.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    try:
+        failed = snakemake(project, "results/data/mine.parquet")
+    finally:
+        (project / "mine.jsonl").write_text(original)
+    assert failed.returncode != 0
+    assert not good.exists()  # Snakemake removed it before the job ran
+    kept = project / "results" / "data" / ".last-good" / "mine.parquet"
+    assert sha256_file(kept) == good_sha
+    assert len(pd.read_parquet(kept)) == good_rows
+    log = (project / "logs" / "data" / "mine.log").read_text()
+    assert f"cp {kept.relative_to(project)} results/data/mine.parquet" in log
