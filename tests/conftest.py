@@ -46,3 +46,14 @@ def raw(mirror: Path, manifest: list[ManifestEntry]) -> RawFiles:
 @pytest.fixture(scope="session")
 def project_manifest_path() -> Path:
     return MANIFEST_PATH
+
+
+# Tests that read the data mirror (directly or through a fixture built on it) are marked `mirror`:
+# `pytest -m "not mirror"` is the fast self-contained tier (no ../shared needed).
+MIRROR_FIXTURES = {"mirror", "raw"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if MIRROR_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.mirror)

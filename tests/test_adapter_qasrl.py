@@ -32,7 +32,7 @@ def assert_spans_round_trip(frame: pd.DataFrame) -> None:
         assert row.sentence == " ".join(row.tokens)
         assert row.predicate == row.tokens[row.predicate_idx]
         assert len(row.answers) == len(row.answer_ranges)
-        for (start, end), answer in zip(row.answer_ranges, row.answers):
+        for (start, end), answer in zip(row.answer_ranges, row.answers, strict=True):
             assert 0 <= start < end <= len(row.tokens)
             assert answer == " ".join(row.tokens[start:end])
 

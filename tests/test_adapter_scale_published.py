@@ -1,12 +1,12 @@
 import json
 
 import pytest
+from known_counts import TRUE_COUNTS
 from sklearn.metrics import roc_auc_score
 
 from factlab.data.adapters.scale_published import SPECS, adapt_screeneval, adapt_true_published
 from factlab.data.adapters.true import adapt_true
 from factlab.data.schema import validate_table
-from known_counts import TRUE_COUNTS
 
 SPEC = {spec.name: spec for spec in SPECS}
 DATASET = "scale_score_reference_outputs"

@@ -3,14 +3,13 @@ import dataclasses
 import shutil
 
 import pytest
-
-from factlab.data.adapters.true import MIRRORED_SETS, SPECS, adapt_true
-from factlab.download.manifest import RawFiles
-from factlab.data.schema import validate_benchmark
-from factlab.io import sha256_file
-from factlab.errors import DataError
 from known_counts import TRUE_COUNTS
 
+from factlab.data.adapters.true import MIRRORED_SETS, SPECS, adapt_true
+from factlab.data.schema import validate_benchmark
+from factlab.download.manifest import RawFiles
+from factlab.errors import DataError
+from factlab.io import sha256_file
 
 
 def read_csv_rows(raw, true_set):

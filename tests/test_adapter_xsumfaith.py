@@ -56,9 +56,7 @@ def test_xsumfaith_label_is_majority_of_yes_votes(xsumfaith):
 def test_xsumfaith_votes_and_summaries_come_from_the_csv(xsumfaith, answers):
     answered = answers[answers["is_factual"].isin(["yes", "no"])]
     answered = answered.assign(yes=answered["is_factual"].eq("yes").astype(int))
-    expected = answered.groupby(["bbcid", "system"]).agg(
-        yes=("yes", "sum"), n=("yes", "size"), summary=("summary", "first")
-    )
+    expected = answered.groupby(["bbcid", "system"]).agg(yes=("yes", "sum"), n=("yes", "size"), summary=("summary", "first"))
     rows = xsumfaith.astype({"doc_id": str, "system": str}).rename(columns={"doc_id": "bbcid"})
     joined = rows.merge(expected, left_on=["bbcid", "system"], right_index=True, how="left", validate="1:1")
     assert joined["n"].notna().all()

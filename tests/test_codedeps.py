@@ -31,7 +31,8 @@ import json, sys
 from factlab.cli import build_parser
 argv = sys.argv[1:]
 build_parser(argv)
-files = sorted(m.__file__ for name, m in list(sys.modules.items()) if name.split(".")[0] == "factlab" and getattr(m, "__file__", None))
+modules = [m for name, m in list(sys.modules.items()) if name.split(".")[0] == "factlab"]
+files = sorted(m.__file__ for m in modules if getattr(m, "__file__", None))
 print(json.dumps(files))
 """
 
@@ -40,7 +41,7 @@ print(json.dumps(files))
 def test_static_closure_covers_what_the_command_imports(stage: str, command: str | None) -> None:
     argv = [stage] + ([command] if command else [])
     result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=True)
-    imported = {path[path.index("src/factlab/"):] for path in json.loads(result.stdout)}
+    imported = {path[path.index("src/factlab/") :] for path in json.loads(result.stdout)}
     missing = imported - set(command_code(stage, command))
     assert not missing, f"factlab {' '.join(argv)} imports files its rules would not list: {sorted(missing)}"
 
@@ -59,7 +60,12 @@ def test_frank_module_reaches_only_frank_commands() -> None:
 
 
 def test_no_metaeval_or_paper_code_in_training_or_preprocessing() -> None:
-    for stage, command in [("train", None), ("download", None), ("data", None), *[("preprocess", c) for c in PREPROCESS_COMMANDS]]:
+    for stage, command in [
+        ("train", None),
+        ("download", None),
+        ("data", None),
+        *[("preprocess", c) for c in PREPROCESS_COMMANDS],
+    ]:
         upward = [path for path in command_code(stage, command) if "/metaeval/" in path or "/paper/" in path]
         assert not upward, (stage, command, upward)
 

@@ -10,10 +10,9 @@ import pandas as pd
 import pytest
 from transformers import AutoTokenizer
 
+from factlab.cli import main
 from factlab.data.registry import get_spec
 from factlab.errors import DataError
-from factlab.preprocess.chunking import alignscore_chunks
-from factlab.cli import main
 from factlab.preprocess.benchmark import (
     CHUNK_COLUMNS,
     POLICIES,
@@ -27,6 +26,7 @@ from factlab.preprocess.benchmark import (
     select_examples,
     sentence_units,
 )
+from factlab.preprocess.chunking import alignscore_chunks
 from factlab.preprocess.sentences import split_sentences
 
 # A sentence without a verb, from the real article of qags_xsum-d0030.
@@ -81,7 +81,7 @@ def test_sources_split_once_per_doc_and_keyed_by_doc_id(summeval, tokenizer):
     outputs = sentences[sentences["side"] == "output"]
     assert sources["example_id"].isna().all() and outputs["example_id"].notna().all()
     assert set(sources["doc_id"]) == set(documents["doc_id"]) and len(documents) < len(examples)
-    for doc_id, source in zip(documents["doc_id"], documents["source"]):
+    for doc_id, source in zip(documents["doc_id"], documents["source"], strict=True):
         rows = sources[sources["doc_id"] == doc_id]
         assert rows["text"].tolist() == [s.text for s in split_sentences(source)]
         assert rows["sentence_index"].tolist() == list(range(len(rows)))
@@ -167,7 +167,8 @@ def test_long_document_is_cut_by_every_policy_without_loss(hard_cases, hard_unit
     whole = packed[packed["token_start"].isna()]
     pieces = packed[packed["token_start"].notna()]
     assert len(pieces) > 0 and (pieces["n_tokens"] <= 24).all() and (whole["n_tokens"] <= 24).all()
-    covered = sorted({i for first, stop in zip(packed["first_sentence"], packed["stop_sentence"]) for i in range(first, stop)})
+    spans = zip(packed["first_sentence"], packed["stop_sentence"], strict=True)
+    covered = sorted({i for first, stop in spans for i in range(first, stop)})
     assert covered == list(range(len(sentences)))
     all_packed = hard_units.chunks[hard_units.chunks["policy"] == "packing"]
     split_sentences_cut = all_packed[all_packed["token_start"].notna()].drop_duplicates(["doc_id", "first_sentence"])
@@ -211,7 +212,7 @@ def test_doc_with_two_source_texts_is_an_error(qags_xsum):
 
 def test_a_text_that_breaks_the_parser_is_named(qags_xsum):
     outputs = qags_xsum["output"].head(10).tolist()
-    owners = {text: f"output of example_id {eid!r}" for eid, text in zip(qags_xsum["example_id"], outputs)}
+    owners = {text: f"output of example_id {eid!r}" for eid, text in zip(qags_xsum["example_id"], outputs, strict=False)}
 
     def parser_failing_on_the_seventh(batch: list[str]) -> list[int]:
         if outputs[6] in batch:
@@ -283,7 +284,9 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
     bad = qags_xsum.head(3).copy()
     bad.loc[2, "output"] = None
     bad.to_parquet(tmp_path / "bad.parquet")
-    code = run_cli("sentences", "--benchmark", "qags_xsum", "--data", tmp_path / "bad.parquet", "--max-examples", "all",
-                   "--splitter", "pysbd", "--batch-size", "4", "--out", tmp_path / "x.parquet", "--report", tmp_path / "x.json")  # fmt: skip
+    code = run_cli(
+        "sentences", "--benchmark", "qags_xsum", "--data", tmp_path / "bad.parquet", "--max-examples", "all",
+        "--splitter", "pysbd", "--batch-size", "4", "--out", tmp_path / "x.parquet", "--report", tmp_path / "x.json",
+    )  # fmt: skip
     assert code == 1 and not (tmp_path / "x.parquet").exists()
     assert f"benchmark 'qags_xsum', example '{bad.loc[2, 'example_id']}': output must be a string" in capsys.readouterr().err

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from factlab.data.registry import get_spec
-from factlab.runtime import PARSE_ONLY, load_spacy
 from factlab.preprocess.benchmark import ChunkSettings, load_tokenizer, preprocess
+from factlab.runtime import PARSE_ONLY, load_spacy
 
 N_EXAMPLES = 30
 PARAMS = Path(__file__).resolve().parents[1] / "params.yaml"

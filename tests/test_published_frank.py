@@ -110,9 +110,7 @@ def test_frank_published_headlines_are_reproduced(correlations):
 def test_ranked_variant_matches_pingouin(joined):
     result = published.metric_human_correlations(joined, ["xsum"], "ranked", ["FactCC"]).iloc[0]
     part = joined[joined["subset"] == "xsum"]
-    data = pd.concat(
-        [part[["FactCC", "human_score"]], pd.get_dummies(part["system"], drop_first=True).astype(float)], axis=1
-    )
+    data = pd.concat([part[["FactCC", "human_score"]], pd.get_dummies(part["system"], drop_first=True).astype(float)], axis=1)
     covariates = [c for c in data.columns if c not in ("FactCC", "human_score")]
     spearman = pg.partial_corr(data, x="FactCC", y="human_score", covar=covariates, method="spearman")
     assert result["spearman"] == pytest.approx(spearman["r"].iloc[0], abs=1e-10)
@@ -133,8 +131,10 @@ def test_bootstrap_cis_are_reproducible_and_cover_the_estimate(joined, correlati
 
 def williams_by_hand(r12: float, r13: float, r23: float, n: int) -> float:
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
-    return (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(
-        2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
+    return (
+        (r12 - r13)
+        * math.sqrt((n - 1) * (1 + r23))
+        / math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
     )
 
 
@@ -211,14 +211,59 @@ def test_commands_end_to_end(tmp_path, labels, scores):
     inputs = ["--benchmark", str(benchmark), "--scores", str(score_table), "--metrics", *SOME_METRICS]
     out = tmp_path / "out"
     commands = [
-        ["frank-correlations", *inputs, "--variant", "frank", "--resamples", "100", "--confidence", "0.95",
-         "--seed", "2022", "--out", f"{out}/correlations.csv", "--out-test", f"{out}/correlations_test.csv"],
-        ["frank-williams", *inputs, "--variant", "frank_one_sided", "--out", f"{out}/williams.csv",
-         "--out-matrix", f"{out}/metric_matrix.csv"],
-        ["frank-ablation", *inputs, "--subsets", "all", "--variant", "frank", "--out", f"{out}/ablation.csv",
-         "--flips", "Flip_Semantic_Frame_Errors", "Flip_Discourse_Errors", "Flip_Content_Verifiability_Errors"],
-        ["frank-summary", "--correlations", f"{out}/correlations.csv", "--williams", f"{out}/williams.csv",
-         "--out", f"{out}/metrics.json"],
+        [
+            "frank-correlations",
+            *inputs,
+            "--subsets",
+            "all",
+            "cnndm",
+            "xsum",
+            "--variant",
+            "frank",
+            "--resamples",
+            "100",
+            "--confidence",
+            "0.95",
+            "--seed",
+            "2022",
+            "--out",
+            f"{out}/correlations.csv",
+            "--out-test",
+            f"{out}/correlations_test.csv",
+        ],
+        [
+            "frank-williams",
+            *inputs,
+            "--variant",
+            "frank_one_sided",
+            "--out",
+            f"{out}/williams.csv",
+            "--out-matrix",
+            f"{out}/metric_matrix.csv",
+        ],
+        [
+            "frank-ablation",
+            *inputs,
+            "--subsets",
+            "all",
+            "--variant",
+            "frank",
+            "--out",
+            f"{out}/ablation.csv",
+            "--flips",
+            "Flip_Semantic_Frame_Errors",
+            "Flip_Discourse_Errors",
+            "Flip_Content_Verifiability_Errors",
+        ],
+        [
+            "frank-summary",
+            "--correlations",
+            f"{out}/correlations.csv",
+            "--williams",
+            f"{out}/williams.csv",
+            "--out",
+            f"{out}/metrics.json",
+        ],
     ]
     paper_commands = [
         ["frank-williams-figure", "--williams", f"{out}/williams.csv", "--correlations", f"{out}/correlations.csv",

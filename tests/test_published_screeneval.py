@@ -74,8 +74,7 @@ def test_correlations_auc_and_ece_match_references_on_all_items(frame, detection
     # ECE by hand: right-closed bins (e_{k-1}, e_k] of width 1/15, |share consistent − mean score| weighted by size.
     bins = np.digitize(scores, np.linspace(0, 1, ECE_BINS + 1)[1:-1], right=True)
     expected = sum(
-        np.sum(bins == k) / len(scores) * abs(labels[bins == k].mean() - scores[bins == k].mean())
-        for k in np.unique(bins)
+        np.sum(bins == k) / len(scores) * abs(labels[bins == k].mean() - scores[bins == k].mean()) for k in np.unique(bins)
     )
     assert row[f"ece_equal_width_{ECE_BINS}"] == pytest.approx(expected, abs=1e-12)
 
@@ -138,7 +137,18 @@ def test_cli_writes_every_output(frame, tmp_path):
     frame.to_parquet(data)
     out = tmp_path / "out"
     args = ["metaeval", "screeneval", "--data", str(data), "--out-dir", str(out), "--ece-bins", "15"]
-    args += ["--reliability-bins", "10", "--val-fraction", "0.3", "--seed", "2022", "--policies", "fixed05", "val_tuned", "oracle"]
+    args += [
+        "--reliability-bins",
+        "10",
+        "--val-fraction",
+        "0.3",
+        "--seed",
+        "2022",
+        "--policies",
+        "fixed05",
+        "val_tuned",
+        "oracle",
+    ]
     assert main(args) == 0
     names = {"detection.csv", "split.csv", "chunk_size.csv", "published_comparison.csv", "reliability.csv", "metrics.json"}
     assert names <= {p.name for p in out.iterdir()}
@@ -155,8 +165,24 @@ def test_cli_writes_every_output(frame, tmp_path):
 def test_a_val_fraction_that_empties_a_stratum_is_a_one_line_error(frame, tmp_path, capsys):
     data = tmp_path / "screeneval_published.parquet"
     frame.to_parquet(data)
-    args = ["metaeval", "screeneval", "--data", str(data), "--out-dir", str(tmp_path / "out"), "--ece-bins", "15",
-            "--reliability-bins", "10", "--val-fraction", "0.001", "--seed", "2022", "--policies", "fixed05"]
+    args = [
+        "metaeval",
+        "screeneval",
+        "--data",
+        str(data),
+        "--out-dir",
+        str(tmp_path / "out"),
+        "--ece-bins",
+        "15",
+        "--reliability-bins",
+        "10",
+        "--val-fraction",
+        "0.001",
+        "--seed",
+        "2022",
+        "--policies",
+        "fixed05",
+    ]
     assert main(args) == 1  # was an IndexError traceback deep in binary_labels
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "val_fraction 0.001 leaves no validation item" in error

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from known_counts import TRUE_COUNTS
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import MinMaxScaler
 
@@ -17,7 +18,6 @@ from factlab.metaeval.published.true_published import (
     published_comparison,
 )
 from factlab.paper.true_published import true_published_layout
-from known_counts import TRUE_COUNTS
 
 ECE_BINS = 15
 

@@ -55,11 +55,15 @@ def test_recovers_most_qasem_consistency_copular_qas(raw) -> None:
     for row in responses.itertuples():
         sentences = [sentence.split(" ") for sentence in row.sentences]
         offset = 0
-        for tokens, doc in zip(sentences, analyse(sentences)):
+        for tokens, doc in zip(sentences, analyse(sentences), strict=True):
             for qa in copular_qas(doc):
                 predicted.setdefault((row.example_id, offset + qa.predicate.index), []).append(
-                    (offset + qa.answer_start, offset + qa.answer_end))
+                    (offset + qa.answer_start, offset + qa.answer_end)
+                )
             offset += len(tokens)
-    gold = [((row.doc_id, int(row.predicate_idx)), tuple(int(part) for part in row.answer_idx.split("-"))) for row in copular.itertuples()]
+    gold = [
+        ((row.doc_id, int(row.predicate_idx)), tuple(int(part) for part in row.answer_idx.split("-")))
+        for row in copular.itertuples()
+    ]
     covered = pd.Series(covered_gold(predicted, gold))
     assert int(covered.sum()) >= 152

@@ -60,7 +60,9 @@ def test_qanom_sentences_predicates_and_candidates(qanom: pd.DataFrame) -> None:
     assert counts["predicates_without_arguments"] == 901
     assert train_counts["dropped_qas_on_non_verbal_predicate"] == 0
     # The adapter's `qa_on_non_verbal_predicate` rows: all in dev, counted here, not silently lost.
-    assert dev_counts["dropped_qas_on_non_verbal_predicate"] == int(((qanom["question"] != "") & ~qanom["is_verbal"]).sum()) == 112
+    assert (
+        dev_counts["dropped_qas_on_non_verbal_predicate"] == int(((qanom["question"] != "") & ~qanom["is_verbal"]).sum()) == 112
+    )
     candidates = [label for sentence in train for label in sentence.detection if label != IGNORE]
     assert candidates.count(DETECT_NOMINAL) == 9226
     assert len(candidates) == qanom[qanom["split"] == "train"]["key"].nunique()

@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from factlab.models.qasem.decoding import DECODING_GRID, SpanDecoding, TaggedPredicate, decode_spans, score_decoding, tune_decoding
+from factlab.models.qasem.decoding import (
+    DECODING_GRID,
+    SpanDecoding,
+    TaggedPredicate,
+    decode_spans,
+    score_decoding,
+    tune_decoding,
+)
 from factlab.models.qasem.evaluation import Argument
 from factlab.models.qasem.model import BIO_B, BIO_I, BIO_O, bio_spans
 
@@ -57,10 +64,13 @@ def test_tuning_picks_the_best_setting_and_ties_go_to_the_earliest() -> None:
     gold = {key: [Argument(1, 5)]}  # one argument: "various translators and scholars"
     assert score_decoding(tagged, gold, SpanDecoding()).unlabeled_f1 == pytest.approx(2 * 0.5 * 1 / 1.5)  # (1,4) matches, IOU .75
     chosen, grid = tune_decoding(tagged, gold)
-    assert len(grid) == len(DECODING_GRID) and grid[0] == {**SpanDecoding().to_json(), **{k: grid[0][k] for k in grid[0] if "unlabeled" in k}}
+    assert len(grid) == len(DECODING_GRID) and grid[0] == {
+        **SpanDecoding().to_json(),
+        **{k: grid[0][k] for k in grid[0] if "unlabeled" in k},
+    }
     best = max(row["unlabeled_f1"] for row in grid)
     assert best == 1.0 and score_decoding(tagged, gold, chosen).unlabeled_f1 == 1.0
-    first_best = next(setting for setting, row in zip(DECODING_GRID, grid) if row["unlabeled_f1"] == best)
+    first_best = next(setting for setting, row in zip(DECODING_GRID, grid, strict=True) if row["unlabeled_f1"] == best)
     assert chosen == first_best == SpanDecoding(continue_bias=0.5)
     with pytest.raises(ValueError, match="no tagged"):
         tune_decoding([], gold)

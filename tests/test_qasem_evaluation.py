@@ -44,12 +44,16 @@ def test_matching_is_one_to_one_and_maximises_matches() -> None:
 def test_matching_size_equals_networkx_maximum_cardinality_matching() -> None:
     rng = random.Random(7)
     for _ in range(200):
+
         def spans(n: int) -> list[tuple[int, int]]:
             starts = [rng.randrange(0, 12) for _ in range(n)]
             return list(dict.fromkeys((s, s + rng.randrange(1, 6)) for s in starts))
+
         predicted, gold = spans(rng.randrange(0, 6)), spans(rng.randrange(0, 6))
         graph = nx.Graph()
-        graph.add_edges_from((("p", i), ("g", j)) for i, p in enumerate(predicted) for j, g in enumerate(gold) if iou(p, g) >= 0.3)
+        graph.add_edges_from(
+            (("p", i), ("g", j)) for i, p in enumerate(predicted) for j, g in enumerate(gold) if iou(p, g) >= 0.3
+        )
         expected = len(nx.max_weight_matching(graph, maxcardinality=True))
         pairs = match_spans(predicted, gold)
         assert len(pairs) == expected
@@ -108,9 +112,17 @@ def test_covered_gold_by_hand() -> None:
 def test_scores_table_puts_the_published_parser_beside() -> None:
     from factlab.paper.qasem_parser import qasem_parser_layout as scores_table
 
-    scores = pd.DataFrame({"dataset": ["qasrl_gs_test", "qanom_test", "custom"], "unlabeled_precision": [0.8, 0.5, 0.1],
-                           "unlabeled_recall": [0.6, 0.7, 0.2], "unlabeled_f1": [0.686, 0.583, 0.133], "labeled_f1": [0.5, 0.4, 0.1],
-                           "n_gold": [10, 20, 3], "n_pred": [8, 28, 6]})
+    scores = pd.DataFrame(
+        {
+            "dataset": ["qasrl_gs_test", "qanom_test", "custom"],
+            "unlabeled_precision": [0.8, 0.5, 0.1],
+            "unlabeled_recall": [0.6, 0.7, 0.2],
+            "unlabeled_f1": [0.686, 0.583, 0.133],
+            "labeled_f1": [0.5, 0.4, 0.1],
+            "n_gold": [10, 20, 3],
+            "n_pred": [8, 28, 6],
+        }
+    )
     detection = pd.DataFrame({"dataset": ["qanom_test", "qasrl_gs_test"], "f1": [0.75, 0.93]})
     table = scores_table(scores, detection)
     assert list(table["Test set"]) == ["QA-SRL GS test (verbal)", "QANom test (nominal)", "custom"]

@@ -16,12 +16,11 @@ import pytest
 import torch
 import yaml
 
+from factlab.cli import main
 from factlab.data.registry import get_spec
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.cli import main
 from factlab.metaeval.qasem_parser import SCORE_COLUMNS
-from factlab.runtime import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.benchmark import score_on_gold
 from factlab.models.qasem.data import IGNORE
 from factlab.models.qasem.decoding import DECODING_GRID, SpanDecoding
@@ -33,17 +32,26 @@ from factlab.models.qasem.model import (
     argument_row,
     bio_spans,
     choose_templates,
-    sentence_row,
     encode_sentences,
     make_batch,
+    sentence_row,
 )
 from factlab.models.qasem.parser import FactlabQASemParser
 from factlab.models.qasem.templates import semantic_role
-from factlab.train.qasem import TrainSettings, TrainingData, prepare_training, train_parser
 from factlab.models.qasem.types import Predicate
+from factlab.runtime import load_encoder, load_tokenizer, select_device
+from factlab.train.qasem import TrainingData, TrainSettings, prepare_training, train_parser
 
-TINY = {"encoder_layers": 1, "head_dim": 32, "head_layers": 1, "min_template_count": 1, "log_every": 1, "seed": 3,
-        "verbal_validation_sentences": 3, "detection_sentences": 4}
+TINY = {
+    "encoder_layers": 1,
+    "head_dim": 32,
+    "head_layers": 1,
+    "min_template_count": 1,
+    "log_every": 1,
+    "seed": 3,
+    "verbal_validation_sentences": 3,
+    "detection_sentences": 4,
+}
 
 
 @pytest.fixture(scope="module")
@@ -134,19 +142,33 @@ def test_prepare_training_samples_both_sources(tiny_data: TrainingData) -> None:
 def test_tiny_training_learns_and_the_parser_round_trips(tiny_data: TrainingData, tmp_path: Path) -> None:
     """A handful of real sentences, trained until it fits them: the losses fall, the parser finds
     the training arguments again, and save/load gives the same parse."""
-    settings = TrainSettings(epochs=20, batch_sentences=8, encoder_lr=1e-3, head_lr=3e-3, warmup_fraction=0.0,
-                             validation_sentences=4, qasrl_gs_repeats=1, **TINY)
+    settings = TrainSettings(
+        epochs=20,
+        batch_sentences=8,
+        encoder_lr=1e-3,
+        head_lr=3e-3,
+        warmup_fraction=0.0,
+        validation_sentences=4,
+        qasrl_gs_repeats=1,
+        **TINY,
+    )
     parser, log = train_parser(tiny_data, settings, device="cpu")
     losses = [sum(epoch[f"loss_{part}"] for part in ("detection", "arguments", "templates")) for epoch in log["epochs"]]
     assert all(math.isfinite(loss) for loss in losses) and losses[-1] < 0.5 * losses[0]
     assert len(log["epochs"]) == 20 and {"validation_unlabeled_f1", "verbal_validation_unlabeled_f1"} <= set(log["epochs"][-1])
     chosen = {kind: SpanDecoding.from_json(tuning["chosen"]) for kind, tuning in log["decoding_tuning"].items()}
-    assert set(chosen) == {"nominal", "verbal"} and all(len(t["grid"]) == len(DECODING_GRID) for t in log["decoding_tuning"].values())
+    assert set(chosen) == {"nominal", "verbal"} and all(
+        len(t["grid"]) == len(DECODING_GRID) for t in log["decoding_tuning"].values()
+    )
     assert parser.decoding == {1: chosen["nominal"], 0: chosen["verbal"]}
     for kind, tuning in log["decoding_tuning"].items():  # the choice is the grid's best
         assert max(row["unlabeled_f1"] for row in tuning["grid"]) == pytest.approx(
-            next(row["unlabeled_f1"] for row in tuning["grid"] if SpanDecoding.from_json(
-                {name: row[name] for name in SpanDecoding.__dataclass_fields__}) == chosen[kind]))
+            next(
+                row["unlabeled_f1"]
+                for row in tuning["grid"]
+                if SpanDecoding.from_json({name: row[name] for name in SpanDecoding.__dataclass_fields__}) == chosen[kind]
+            )
+        )
     tuned = dict(parser.decoding)
     parser.decoding = {0: SpanDecoding(), 1: SpanDecoding()}  # plain argmax: the decoding was tuned on other sentences
     counts, predictions = score_on_gold(parser, tiny_data.train)
@@ -167,20 +189,23 @@ def test_tiny_training_learns_and_the_parser_round_trips(tiny_data: TrainingData
     assert legacy.decoding == {0: SpanDecoding(outside_bias=0.5), 1: SpanDecoding(outside_bias=1.0)}
     parser.save(tmp_path / "parser", log["settings"])
     sentences = [s.tokens for s in tiny_data.train]
-    predicates = [[Predicate(p.index, s.tokens[p.index], p.is_verbal, p.verb_form or "") for p in s.predicates] for s in tiny_data.train]
+    predicates = [
+        [Predicate(p.index, s.tokens[p.index], p.is_verbal, p.verb_form or "") for p in s.predicates] for s in tiny_data.train
+    ]
     before = parser.parse(sentences, predicates)
     after = loaded.parse(sentences, predicates)
-    assert [[(qa.question, qa.answer_start, qa.answer_end) for qa in p.qas] for p in before] == \
-           [[(qa.question, qa.answer_start, qa.answer_end) for qa in p.qas] for p in after]
+    assert [[(qa.question, qa.answer_start, qa.answer_end) for qa in p.qas] for p in before] == [
+        [(qa.question, qa.answer_start, qa.answer_end) for qa in p.qas] for p in after
+    ]
     for parse in after:
         for qa in parse.qas:
-            assert qa.role == semantic_role(qa.slots) and qa.answer == " ".join(parse.tokens[qa.answer_start: qa.answer_end])
+            assert qa.role == semantic_role(qa.slots) and qa.answer == " ".join(parse.tokens[qa.answer_start : qa.answer_end])
 
     # Detection on raw sentences, copular QAs included; a bad predicate index is an error.
     loaded.copular = True
     (parse,) = loaded.parse([["Paris", "is", "a", "city", "."]])
     assert ("What is a city?", "Paris") in [(qa.question, qa.answer) for qa in parse.qas]
-    for found, tokens in zip(loaded.detect_predicates(sentences), sentences):
+    for found, tokens in zip(loaded.detect_predicates(sentences), sentences, strict=True):
         assert all(0 <= p.index < len(tokens) and p.verb_form for p in found)
     with pytest.raises(Exception, match="outside"):
         loaded.parse([["Rain", "fell"]], [[Predicate(5, "x", True, "fall")]])
@@ -189,25 +214,45 @@ def test_tiny_training_learns_and_the_parser_round_trips(tiny_data: TrainingData
 @pytest.mark.slow
 def test_marker_mode_trains_saves_and_parses(tiny_data: TrainingData, tmp_path: Path) -> None:
     """Marker mode: one encoder row per predicate; the saved parser remembers its mode."""
-    settings = TrainSettings(epochs=2, batch_sentences=8, predicate_marker=True, validation_sentences=4, qasrl_gs_repeats=1,
-                             tune_decoding=False, **TINY)
+    settings = TrainSettings(
+        epochs=2,
+        batch_sentences=8,
+        predicate_marker=True,
+        validation_sentences=4,
+        qasrl_gs_repeats=1,
+        tune_decoding=False,
+        **TINY,
+    )
     parser, log = train_parser(tiny_data, settings, device="cpu")
     assert log["counts"]["rows_per_epoch"] == log["counts"]["predicates_per_epoch"] + 4  # + the detection sample
     parser.save(tmp_path / "marker", log["settings"])
     loaded = FactlabQASemParser.load(tmp_path / "marker", device="cpu", copular=False)
     assert loaded.network.config.predicate_marker and loaded.decoding == {0: SpanDecoding(), 1: SpanDecoding()}
     sentences = [s.tokens for s in tiny_data.train]
-    assert [[qa.question for qa in p.qas] for p in loaded.parse(sentences)] == [[qa.question for qa in p.qas] for p in parser.parse(sentences)]
+    assert [[qa.question for qa in p.qas] for p in loaded.parse(sentences)] == [
+        [qa.question for qa in p.qas] for p in parser.parse(sentences)
+    ]
 
 
 @pytest.mark.slow
 def test_template_loss_weight_zero_leaves_the_template_head_untrained(tiny_data: TrainingData) -> None:
     """With weight 0 (and no weight decay) the template head keeps its seeded initial weights
     however long it trains, while the span head learns; at weight 1 the template head learns too."""
+
     def trained(epochs: int, weight: float) -> dict[str, torch.Tensor]:
-        settings = TrainSettings(epochs=epochs, batch_sentences=8, weight_decay=0.0, template_loss_weight=weight,
-                                 tune_decoding=False, validation_sentences=4, qasrl_gs_repeats=1, **TINY)
-        return {name: value.clone() for name, value in train_parser(tiny_data, settings, device="cpu")[0].network.state_dict().items()}
+        settings = TrainSettings(
+            epochs=epochs,
+            batch_sentences=8,
+            weight_decay=0.0,
+            template_loss_weight=weight,
+            tune_decoding=False,
+            validation_sentences=4,
+            qasrl_gs_repeats=1,
+            **TINY,
+        )
+        return {
+            name: value.clone() for name, value in train_parser(tiny_data, settings, device="cpu")[0].network.state_dict().items()
+        }
 
     one, two, learning = trained(1, 0.0), trained(2, 0.0), trained(2, 1.0)
     template = [name for name in one if name.startswith("template.")]
@@ -240,19 +285,83 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
         write_parquet(frame, paths[name])
     settings = json.dumps({"epochs": 1, "max_train_sentences": 6, "validation_sentences": 2, **TINY})
     model = tmp_path / "model"
-    assert main(["train", "qasem-parser", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
-                 "--out-dir", str(model), "--settings", settings, "--threads", "1", "--device", "cpu"]) == 0
-    assert {"model.safetensors", "config.json", "templates.json", "noun_verbs.json", "training_log.json", "metrics.json"} <= \
-           {p.name for p in model.iterdir()}
+    assert (
+        main(
+            [
+                "train",
+                "qasem-parser",
+                "--qasrl-gs",
+                str(paths["qasrl_gs"]),
+                "--qanom",
+                str(paths["qanom"]),
+                "--out-dir",
+                str(model),
+                "--settings",
+                settings,
+                "--threads",
+                "1",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
+    assert {"model.safetensors", "config.json", "templates.json", "noun_verbs.json", "training_log.json", "metrics.json"} <= {
+        p.name for p in model.iterdir()
+    }
     assert json.loads((model / "metrics.json").read_text())["epochs"] == 1
 
     out = tmp_path / "eval"
-    assert main(["metaeval", "qasem-parser", "--model-dir", str(model), "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
-                 "--consistency-responses", str(paths["qasem_consistency"]), "--consistency-qas", str(paths["qasem_consistency_qas"]),
-                 "--out-dir", str(out), "--iou-threshold", "0.3", "--max-sentences", "3", "--batch-size", "32",
-                 "--threads", "1", "--device", "cpu"]) == 0
-    assert main(["paper", "qasem-parser-table", "--scores", str(out / "scores.csv"), "--detection", str(out / "predicate_detection.csv"),
-                 "--iou-threshold", "0.3", "--out-md", str(out / "table.md"), "--out-tex", str(out / "table.tex")]) == 0
+    assert (
+        main(
+            [
+                "metaeval",
+                "qasem-parser",
+                "--model-dir",
+                str(model),
+                "--qasrl-gs",
+                str(paths["qasrl_gs"]),
+                "--qanom",
+                str(paths["qanom"]),
+                "--consistency-responses",
+                str(paths["qasem_consistency"]),
+                "--consistency-qas",
+                str(paths["qasem_consistency_qas"]),
+                "--out-dir",
+                str(out),
+                "--iou-threshold",
+                "0.3",
+                "--max-sentences",
+                "3",
+                "--batch-size",
+                "32",
+                "--threads",
+                "1",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "paper",
+                "qasem-parser-table",
+                "--scores",
+                str(out / "scores.csv"),
+                "--detection",
+                str(out / "predicate_detection.csv"),
+                "--iou-threshold",
+                "0.3",
+                "--out-md",
+                str(out / "table.md"),
+                "--out-tex",
+                str(out / "table.tex"),
+            ]
+        )
+        == 0
+    )
     scores = pd.read_csv(out / "scores.csv")
     table = (out / "table.md").read_text().splitlines()
     assert table[0].startswith("| Test set | UA-P |") and len(table) == 4  # header, rule, one row per test set
@@ -264,10 +373,29 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert scores[SCORE_COLUMNS[1:5]].apply(lambda column: column.between(0, 1)).all().all()
     coverage = pd.read_csv(out / "consistency_coverage.csv")
     assert coverage["task"].iloc[-1] == "all" and coverage["coverage"].between(0, 1).all()
-    assert (coverage["n_gold_qas"].iloc[:-1].sum() == coverage["n_gold_qas"].iloc[-1])
+    assert coverage["n_gold_qas"].iloc[:-1].sum() == coverage["n_gold_qas"].iloc[-1]
     metrics = json.loads((out / "metrics.json").read_text())
     assert set(metrics) >= {"qasrl_gs_test", "qanom_test", "consistency_coverage"}
 
     # Unknown training settings are refused, not ignored.
-    assert main(["train", "qasem-parser", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
-                 "--out-dir", str(tmp_path / "bad"), "--settings", '{"epoch": 1}', "--threads", "1", "--device", "cpu"]) == 1
+    assert (
+        main(
+            [
+                "train",
+                "qasem-parser",
+                "--qasrl-gs",
+                str(paths["qasrl_gs"]),
+                "--qanom",
+                str(paths["qanom"]),
+                "--out-dir",
+                str(tmp_path / "bad"),
+                "--settings",
+                '{"epoch": 1}',
+                "--threads",
+                "1",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 1
+    )

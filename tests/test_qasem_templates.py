@@ -80,7 +80,7 @@ def test_rendering_round_trip_on_real_qasrl_gs_questions(qasrl_gs: pd.DataFrame)
     ids = list(dict.fromkeys(test["sentence_id"]))[:300]
     rows = test[test["sentence_id"].isin(ids) & (test["verb_slot_inflection"] != "")]
     sentences = rows.drop_duplicates("sentence_id")
-    docs = dict(zip(sentences["sentence_id"], analyse(list(sentences["tokens"].map(list)))))
+    docs = dict(zip(sentences["sentence_id"], analyse(list(sentences["tokens"].map(list))), strict=True))
     rendered = [
         render_question(canonical_slots(row_slots(row)), token_verb_lemma(docs[row.sentence_id][row.predicate_idx]))
         for row in rows.itertuples()

@@ -136,7 +136,7 @@ def test_windows_accept_any_id_container(wordpiece):
     as_list, _ = token_windows(ids, 128, 16)
     as_array, _ = token_windows(np.array(ids), 128, 16)
     assert [(w.start, w.end) for w in as_list] == [(w.start, w.end) for w in as_array]
-    assert all(list(a.token_ids) == list(b.token_ids) for a, b in zip(as_list, as_array))
+    assert all(list(a.token_ids) == list(b.token_ids) for a, b in zip(as_list, as_array, strict=True))
 
 
 def test_window_parameters_are_checked():
@@ -155,7 +155,7 @@ def test_greedy_packing_on_a_real_article(raw, wordpiece):
     budget = 128
     chunks, report = pack_sentences(sentences, counts, budget)
     assert_sentences_partitioned(chunks, len(sentences))
-    for chunk, following in zip(chunks, chunks[1:]):
+    for chunk, following in zip(chunks, chunks[1:], strict=False):
         assert chunk.size == sum(counts[chunk.first : chunk.stop]) <= budget
         assert chunk.size + counts[following.first] > budget  # greedy: the next sentence did not fit
     assert report.n_over_budget == 0 and report.n_chunks == len(chunks) > 1

@@ -62,7 +62,7 @@ def test_offsets_hold_on_real_groundings_and_dialogue_turns(method, dialfact, be
     )
     split = split_sentences_many(sample, method=method)
     assert len(split) == len(sample)
-    for text, sentences in zip(sample, split):
+    for text, sentences in zip(sample, split, strict=True):
         assert_well_formed(text, sentences)
     # The splitter must actually split: 22 of these 150 groundings have several sentences
     # (the same 22 that show ". Capital" outside abbreviations); 177-178 sentences in all.
@@ -84,9 +84,7 @@ def test_abbreviations_do_not_end_a_sentence(method, row, abbreviation, dialfact
 @pytest.mark.parametrize("method", METHODS)
 def test_us_inside_a_sentence_then_a_real_boundary(method, dialfact):
     sentences = split_sentences(dialfact.loc[396, "grounding"], method)
-    assert sentences[0].text == (
-        "West Baton Rouge Parish () is one of the sixty-four parishes in the U.S. state of Louisiana."
-    )
+    assert sentences[0].text == ("West Baton Rouge Parish () is one of the sixty-four parishes in the U.S. state of Louisiana.")
     assert sentences[1].text.startswith("It forms the parish seat")
 
 

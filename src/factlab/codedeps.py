@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import factlab
@@ -33,7 +33,7 @@ def module_file(module: str) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=None)  # the workflow asks for ~25 closures that share most files: parse each once
+@cache  # the workflow asks for ~25 closures that share most files: parse each once
 def parsed(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ def load_spacy(disable: Iterable[str] = ("ner",), keep_hyphenated: bool = False)
     return _load(tuple(sorted(set(disable))), keep_hyphenated)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(disable: tuple[str, ...], keep_hyphenated: bool) -> Language:
     unknown = set(disable) - set(model_components())
     if unknown:

@@ -17,6 +17,7 @@ from factlab.errors import FactlabError
 # Imported by name at run time (pkgutil), so invisible to import analysis: factlab.codedeps reads this.
 DISCOVERED_PACKAGES = ("factlab.data.adapters",)
 
+
 def _discover() -> dict[str, BenchmarkSpec]:
     import factlab.data.adapters as package
 

@@ -64,9 +64,11 @@ def fetch(
         if actual is None:
             return target
         failures.append(f"{source} has sha256 {actual}")
-        log.warning("mirror copy %s fails its checksum (sha256 %s, expected %s): trying the next source",
-                    source, actual, entry.sha256)
+        log.warning(
+            "mirror copy %s fails its checksum (sha256 %s, expected %s): trying the next source", source, actual, entry.sha256
+        )
     if allow_network:
+
         def download(tmp: Path) -> None:
             try:
                 with urllib.request.urlopen(entry.url, timeout=timeout_s) as response, open(tmp, "wb") as out:

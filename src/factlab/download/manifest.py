@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from factlab.io import sha256_file
 from factlab.errors import DataError
+from factlab.io import sha256_file
 
 RAW_GITHUB_HOST = "raw.githubusercontent.com"
 MANIFEST_COLUMNS = ("dataset", "url", "sha256", "bytes")

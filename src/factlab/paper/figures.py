@@ -21,10 +21,17 @@ def new_figure(width_in: float = 6.0, height_in: float = 4.0) -> tuple[Figure, p
     return figure, axes
 
 
-def new_grid(n_rows: int, n_cols: int, panel_width_in: float, panel_height_in: float, **shared: bool) -> tuple[Figure, list[plt.Axes]]:
+def new_grid(
+    n_rows: int, n_cols: int, panel_width_in: float, panel_height_in: float, **shared: bool
+) -> tuple[Figure, list[plt.Axes]]:
     """A figure of n_rows x n_cols panels, returned as a flat list (row-major)."""
     figure, axes = plt.subplots(
-        n_rows, n_cols, figsize=(panel_width_in * n_cols, panel_height_in * n_rows), constrained_layout=True, squeeze=False, **shared
+        n_rows,
+        n_cols,
+        figsize=(panel_width_in * n_cols, panel_height_in * n_rows),
+        constrained_layout=True,
+        squeeze=False,
+        **shared,
     )
     return figure, list(axes.ravel())
 

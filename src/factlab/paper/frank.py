@@ -27,9 +27,7 @@ def marked(r: float, p: float, alpha: float = SIGNIFICANCE_LEVEL) -> str:
     return f"{r:.2f}{'*' if p < alpha else ''}"
 
 
-def frank_layout(
-    correlations: pd.DataFrame, subsets: Sequence[str], metrics: Sequence[str] = BASELINE_METRICS
-) -> pd.DataFrame:
+def frank_layout(correlations: pd.DataFrame, subsets: Sequence[str], metrics: Sequence[str] = BASELINE_METRICS) -> pd.DataFrame:
     """FRANK's layout: a row per metric, a (Pearson, Spearman) column pair per subset; `*` = p < 0.05."""
     indexed = correlations.set_index(["metric", "subset"])
     columns = [("Metric", "")]

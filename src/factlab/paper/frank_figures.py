@@ -108,9 +108,7 @@ def plot_ablation(
     axes.axhline(0.0, color="black", linewidth=0.8)
     axes.set_xticks(positions, list(metrics), rotation=45, ha="right", fontsize=8)
     axes.set_ylabel("partial Pearson: Factuality − flipped")
-    axes.set_title(
-        "FRANK: influence of each error category on the metrics' correlation with Factuality (all data)", fontsize=9
-    )
+    axes.set_title("FRANK: influence of each error category on the metrics' correlation with Factuality (all data)", fontsize=9)
     axes.legend(title="errors flipped", fontsize=8, title_fontsize=8)
     axes.grid(axis="y", linewidth=0.3)
     save_figure(figure, path)

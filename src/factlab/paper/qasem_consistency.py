@@ -13,6 +13,7 @@ from factlab.paper.tables import write_tables
 
 def qasem_consistency_layout(statistics: pd.DataFrame) -> pd.DataFrame:
     """The statistics with readable headers and fixed precision (strings; "--" = no spans)."""
+
     def fmt(value: float, decimals: int) -> str:
         return "--" if pd.isna(value) else f"{value:.{decimals}f}"
 

@@ -10,7 +10,6 @@ import pandas as pd
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 
-
 PUBLISHED_T5_SMALL_UA_F1 = {"qasrl_gs_test": 0.686, "qanom_test": 0.592}
 TEST_SET_NAMES = {"qasrl_gs_test": "QA-SRL GS test (verbal)", "qanom_test": "QANom test (nominal)"}
 
@@ -19,17 +18,19 @@ def qasem_parser_layout(scores: pd.DataFrame, detection: pd.DataFrame) -> pd.Dat
     """One row per test set: argument UA/LA (gold predicates), predicate detection F1, and the
     published T5-small UA-F1 (empty for a set it did not report)."""
     detection_f1 = dict(zip(detection["dataset"], detection["f1"], strict=True))
-    return pd.DataFrame({
-        "Test set": [TEST_SET_NAMES.get(name, name) for name in scores["dataset"]],
-        "UA-P": scores["unlabeled_precision"].to_numpy(),
-        "UA-R": scores["unlabeled_recall"].to_numpy(),
-        "UA-F1": scores["unlabeled_f1"].to_numpy(),
-        "LA-F1": scores["labeled_f1"].to_numpy(),
-        "Gold args": scores["n_gold"].to_numpy(),
-        "Predicted args": scores["n_pred"].to_numpy(),
-        "Predicate F1": [detection_f1.get(name, float("nan")) for name in scores["dataset"]],
-        "T5-small UA-F1": [PUBLISHED_T5_SMALL_UA_F1.get(name, float("nan")) for name in scores["dataset"]],
-    })
+    return pd.DataFrame(
+        {
+            "Test set": [TEST_SET_NAMES.get(name, name) for name in scores["dataset"]],
+            "UA-P": scores["unlabeled_precision"].to_numpy(),
+            "UA-R": scores["unlabeled_recall"].to_numpy(),
+            "UA-F1": scores["unlabeled_f1"].to_numpy(),
+            "LA-F1": scores["labeled_f1"].to_numpy(),
+            "Gold args": scores["n_gold"].to_numpy(),
+            "Predicted args": scores["n_pred"].to_numpy(),
+            "Predicate F1": [detection_f1.get(name, float("nan")) for name in scores["dataset"]],
+            "T5-small UA-F1": [PUBLISHED_T5_SMALL_UA_F1.get(name, float("nan")) for name in scores["dataset"]],
+        }
+    )
 
 
 def register(commands: Any) -> None:

@@ -41,9 +41,9 @@ from tqdm import tqdm
 
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.preprocess.chunking import ChunkReport, SentenceChunk, alignscore_chunks, pack_sentences, token_windows
-from factlab.runtime import PARSE_ONLY, SENTENCES_ONLY, load_spacy
 from factlab.preprocess.sentences import Sentence, split_sentences_many, word_count
 from factlab.preprocess.triples import extract_triples, parse_triples_docs
+from factlab.runtime import PARSE_ONLY, SENTENCES_ONLY, load_spacy
 
 SOURCE, OUTPUT = "source", "output"
 POLICIES = ("alignscore", "scale_windows", "packing")
@@ -173,7 +173,7 @@ def check_records(frame: pd.DataFrame, benchmark: str) -> None:
         example_id = frame["example_id"][duplicated].iloc[0]
         raise DataError(f"benchmark {benchmark!r}: example_id is not unique", record=example_id, field="example_id")
     for name in ("doc_id", "source", "output"):
-        for example_id, value in zip(ids, frame[name].tolist()):
+        for example_id, value in zip(ids, frame[name].tolist(), strict=True):
             if not isinstance(value, str):
                 raise DataError(
                     f"benchmark {benchmark!r}, example {example_id!r}: {name} must be a string, "
@@ -232,12 +232,13 @@ def sentence_units(
                 benchmark,
                 f"{benchmark} sentences",
             ),
+            strict=True,
         )
     )
     rows: list[tuple] = []
-    for doc_id, source in zip(documents["doc_id"], documents["source"]):
+    for doc_id, source in zip(documents["doc_id"], documents["source"], strict=True):
         rows += _sentence_rows(SOURCE, doc_id, None, split[source])
-    for example_id, doc_id, output in zip(examples["example_id"], examples["doc_id"], examples["output"]):
+    for example_id, doc_id, output in zip(examples["example_id"], examples["doc_id"], examples["output"], strict=True):
         rows += _sentence_rows(OUTPUT, doc_id, example_id, split[output])
     sentences = _frame(rows, SENTENCE_COLUMNS)
     seconds = time.perf_counter() - started
@@ -264,9 +265,9 @@ def sentence_units(
 def _text_owners(documents: pd.DataFrame, examples: pd.DataFrame) -> dict[str, str]:
     """Each distinct text (in first-seen order) -> the record to name if it cannot be processed."""
     owners: dict[str, str] = {}
-    for doc_id, source, example_id in zip(documents["doc_id"], documents["source"], documents["first_example"]):
+    for doc_id, source, example_id in zip(documents["doc_id"], documents["source"], documents["first_example"], strict=True):
         owners.setdefault(source, f"source of doc_id {doc_id!r} (example_id {example_id!r})")
-    for example_id, output in zip(examples["example_id"], examples["output"]):
+    for example_id, output in zip(examples["example_id"], examples["output"], strict=True):
         owners.setdefault(output, f"output of example_id {example_id!r}")
     return owners
 
@@ -317,12 +318,13 @@ def chunk_units(
     documents = distinct_sources(examples)
     source_sentences = _source_sentences(documents, sentences, benchmark)
     prompt_tokens = _prompt_tokens(documents, examples, sentences, tokenizer, settings.chunk_size, benchmark)
-    source_tokens = dict(zip(documents["doc_id"], _encode(tokenizer, documents["source"].tolist())))
+    source_tokens = dict(zip(documents["doc_id"], _encode(tokenizer, documents["source"].tolist()), strict=True))
     all_sentences = [s.text for doc_id in documents["doc_id"] for s in source_sentences[doc_id]]
     sentence_tokens = iter(_encode(tokenizer, all_sentences))
     totals = {policy: ChunkReport() for policy in POLICIES}
     rows: list[_ChunkRow] = []
-    for doc_id, source in _progress(zip(documents["doc_id"], documents["source"]), len(documents), f"{benchmark} chunks"):
+    pairs = zip(documents["doc_id"], documents["source"], strict=True)
+    for doc_id, source in _progress(pairs, len(documents), f"{benchmark} chunks"):
         doc_sentences = source_sentences[doc_id]
         encodings = [next(sentence_tokens) for _ in doc_sentences]
         chunks, report = alignscore_chunks(doc_sentences, settings.words_per_chunk, settings.alignscore_policy)
@@ -361,11 +363,11 @@ def _source_sentences(documents: pd.DataFrame, sentences: pd.DataFrame, benchmar
     sentences file would otherwise give chunks of the wrong text)."""
     rows = sentences[sentences["side"] == SOURCE].sort_values(["doc_id", "sentence_index"])
     grouped: dict[str, list[Sentence]] = {doc_id: [] for doc_id in documents["doc_id"]}
-    for doc_id, text, start, end in zip(rows["doc_id"], rows["text"], rows["start"], rows["end"]):
+    for doc_id, text, start, end in zip(rows["doc_id"], rows["text"], rows["start"], rows["end"], strict=True):
         if doc_id not in grouped:
             raise DataError(f"benchmark {benchmark!r}: the sentences have a source doc_id not among the examples", record=doc_id)
         grouped[doc_id].append(Sentence(text, int(start), int(end)))
-    for doc_id, source, example_id in zip(documents["doc_id"], documents["source"], documents["first_example"]):
+    for doc_id, source, example_id in zip(documents["doc_id"], documents["source"], documents["first_example"], strict=True):
         found = grouped[doc_id]
         if any(source[s.start : s.end] != s.text for s in found) or (not found and source.strip()):
             raise DataError(
@@ -392,10 +394,10 @@ def _prompt_tokens(
     lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch(prompts, add_special_tokens=True)]
     bare = len(tokenizer.encode(SCALE_PROMPT.format(premise="", hypothesis=""), add_special_tokens=True).ids)
     longest = {doc_id: (bare, None) for doc_id in documents["doc_id"]}
-    for doc_id, example_id, length in zip(outputs["doc_id"], outputs["example_id"], lengths):
+    for doc_id, example_id, length in zip(outputs["doc_id"], outputs["example_id"], lengths, strict=True):
         if length > longest[doc_id][0]:
             longest[doc_id] = (length, example_id)
-    for doc_id, (length, example_id) in longest.items():
+    for length, example_id in longest.values():
         if length >= chunk_size:
             raise DataError(
                 f"benchmark {benchmark!r}: the SCALE prompt around an output sentence of example {example_id!r} "
@@ -479,9 +481,8 @@ def triple_units(sentences: pd.DataFrame, benchmark: str, batch_size: int = 64) 
     load_spacy(PARSE_ONLY, keep_hyphenated=True)
     started = time.perf_counter()
     owners: dict[str, str] = {}
-    for side, doc_id, example_id, index, text in zip(
-        sentences["side"], sentences["doc_id"], sentences["example_id"], sentences["sentence_index"], sentences["text"]
-    ):
+    columns = ("side", "doc_id", "example_id", "sentence_index", "text")
+    for side, doc_id, example_id, index, text in zip(*(sentences[column] for column in columns), strict=True):
         where = f"doc_id {doc_id!r}" if side == SOURCE else f"example_id {example_id!r}"
         owners.setdefault(text, f"{side} sentence {index} of {where}")
     texts = list(owners)
@@ -493,7 +494,7 @@ def triple_units(sentences: pd.DataFrame, benchmark: str, batch_size: int = 64) 
         benchmark,
         f"{benchmark} triples",
     )
-    triples_of = dict(zip(texts, parsed))
+    triples_of = dict(zip(texts, parsed, strict=True))
     rows: list[tuple] = []
     without_triples = {SOURCE: 0, OUTPUT: 0}
     for side, doc_id, example_id, index, text, offset in zip(
@@ -503,6 +504,7 @@ def triple_units(sentences: pd.DataFrame, benchmark: str, batch_size: int = 64) 
         sentences["sentence_index"],
         sentences["text"],
         sentences["start"],
+        strict=True,
     ):
         found = triples_of[text]
         without_triples[side] += not found

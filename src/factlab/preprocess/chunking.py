@@ -217,7 +217,7 @@ def _window_spans(n_tokens: int, width: int, overlap: float, policy: WindowPolic
 def _count_redundant(spans: Sequence[tuple[int, int]]) -> int:
     reached = 0
     redundant = 0
-    for start, end in spans:
+    for _start, end in spans:
         if end <= reached:
             redundant += 1
         reached = max(reached, end)

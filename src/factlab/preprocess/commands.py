@@ -17,7 +17,6 @@ import pandas as pd
 
 from factlab.commands import positive_int, write_report
 from factlab.io import write_parquet
-from factlab.preprocess.chunking import AlignScorePolicy, WindowPolicy
 from factlab.preprocess.benchmark import (
     ChunkSettings,
     chunk_units,
@@ -27,6 +26,7 @@ from factlab.preprocess.benchmark import (
     sentence_units,
     triple_units,
 )
+from factlab.preprocess.chunking import AlignScorePolicy, WindowPolicy
 from factlab.preprocess.sentences import METHODS
 
 ALIGNSCORE_POLICIES: tuple[AlignScorePolicy, ...] = ("reference", "even")

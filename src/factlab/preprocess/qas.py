@@ -69,8 +69,21 @@ def qa_units(
             without_qas += 1
         for qa in parse.qas:
             rows.append(
-                (example_id, doc_id, sentence_index, qa.predicate.index, qa.predicate.text, qa.predicate.is_verbal,
-                 qa.predicate.verb_form, qa.question, qa.answer, qa.answer_start, qa.answer_end, qa.role or "", qa.source)
+                (
+                    example_id,
+                    doc_id,
+                    sentence_index,
+                    qa.predicate.index,
+                    qa.predicate.text,
+                    qa.predicate.is_verbal,
+                    qa.predicate.verb_form,
+                    qa.question,
+                    qa.answer,
+                    qa.answer_start,
+                    qa.answer_end,
+                    qa.role or "",
+                    qa.source,
+                )
             )
     frame = pd.DataFrame(rows, columns=list(QA_COLUMNS)).astype(QA_COLUMNS)
     seconds = time.perf_counter() - started
@@ -95,12 +108,16 @@ def unparseable_sentence(
     parser: QASemParser, token_lists: list[list[str]], keys: list[tuple[str, str, int]], benchmark: str, error: Exception
 ) -> DataError:
     """The error naming the first sentence the parser fails on alone (the batch failed as a whole)."""
-    for tokens, (example_id, _, sentence_index) in zip(token_lists, keys):
+    for tokens, (example_id, _, sentence_index) in zip(token_lists, keys, strict=True):
         try:
             parser.parse([tokens])
         except (ValueError, IndexError) as own_error:
-            return DataError(f"QASem parser failed on output sentence {sentence_index}: {own_error}",
-                             file=f"benchmark {benchmark}", record=example_id, field="output")
+            return DataError(
+                f"QASem parser failed on output sentence {sentence_index}: {own_error}",
+                file=f"benchmark {benchmark}",
+                record=example_id,
+                field="output",
+            )
     return DataError(f"QASem parser failed on the batch, on no sentence alone: {error}", file=f"benchmark {benchmark}")
 
 
@@ -122,8 +139,9 @@ def load_qasem_parser(
     if kind == "hub":
         from factlab.models.qasem.hub import HubQASemParser
 
-        return HubQASemParser(model, device=device, batch_size=batch_size,
-                              max_new_tokens=max_new_tokens, num_beams=num_beams, style=hub_format)
+        return HubQASemParser(
+            model, device=device, batch_size=batch_size, max_new_tokens=max_new_tokens, num_beams=num_beams, style=hub_format
+        )
     raise ConfigError(f"unknown QASem parser kind {kind!r}: use 'trained' or 'hub'")
 
 
@@ -159,10 +177,18 @@ def register(commands: Any) -> None:
 
 
 def run_qas(args: argparse.Namespace) -> None:
-    parser = load_qasem_parser(args.parser, args.model, device=args.device, batch_size=args.batch_size,
-                               hub_format=args.hub_format, num_beams=args.num_beams, max_new_tokens=args.max_new_tokens)
-    qas, report = qa_units(pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark,
-                           parser_counts=lambda: parser.counts)
+    parser = load_qasem_parser(
+        args.parser,
+        args.model,
+        device=args.device,
+        batch_size=args.batch_size,
+        hub_format=args.hub_format,
+        num_beams=args.num_beams,
+        max_new_tokens=args.max_new_tokens,
+    )
+    qas, report = qa_units(
+        pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark, parser_counts=lambda: parser.counts
+    )
     report["parser"] = {"kind": args.parser, "model": args.model}
     write_parquet(qas, args.out)
     write_report(report, args.report)

@@ -100,9 +100,7 @@ def _predicate_triples(predicate: Token, sentence_index: int) -> list[Triple]:
     relation = _relation_tokens(predicate)
     arguments = [(extra, _antecedent(predicate, obj)) for extra, obj in _arguments(predicate)]
     return [
-        _make_triple(subject, relation, extra, obj, sentence_index, predicate)
-        for subject in subjects
-        for extra, obj in arguments
+        _make_triple(subject, relation, extra, obj, sentence_index, predicate) for subject in subjects for extra, obj in arguments
     ]
 
 
@@ -221,7 +219,7 @@ def _make_triple(
 def _text(tokens: Sequence[Token]) -> str:
     """Tokens joined as written; a gap between non-adjacent tokens becomes one space."""
     parts = []
-    for token, following in zip(tokens, [*tokens[1:], None]):
+    for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         parts.append(token.text)
         if following is not None:
             parts.append(token.whitespace_ if following.i == token.i + 1 else " ")
@@ -255,14 +253,12 @@ def matches_heads(predicted: Sequence[str], gold_heads: Sequence[str]) -> bool:
     return all(head.lower() in element_words(element) for head, element in zip(gold_heads, predicted, strict=True))
 
 
-def score_triples(
-    predicted: Sequence[Sequence[Sequence[str]]], gold_heads: Sequence[Sequence[Sequence[str]]]
-) -> TripleScores:
+def score_triples(predicted: Sequence[Sequence[Sequence[str]]], gold_heads: Sequence[Sequence[Sequence[str]]]) -> TripleScores:
     """Scores per-sentence lists of predicted (subject, relation, object) against gold head triples."""
     if len(predicted) != len(gold_heads):
         raise ValueError(f"{len(predicted)} predicted sentences for {len(gold_heads)} gold sentences")
     correct = found = n_predicted = n_gold = 0
-    for sentence_predicted, sentence_gold in zip(predicted, gold_heads):
+    for sentence_predicted, sentence_gold in zip(predicted, gold_heads, strict=True):
         n_predicted += len(sentence_predicted)
         n_gold += len(sentence_gold)
         correct += sum(any(matches_heads(p, g) for g in sentence_gold) for p in sentence_predicted)

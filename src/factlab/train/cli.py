@@ -74,7 +74,11 @@ def run_train(args: argparse.Namespace) -> None:
         "device": log["device"],
         **{key: round(value, 4) for key, value in last.items() if "validation_" in key and isinstance(value, float)},
         **{key: value for key, value in last.items() if "validation_n_" in key},
-        **{f"decoding_{kind}_{name}": value for kind, tuning in log["decoding_tuning"].items() for name, value in tuning["chosen"].items()},
+        **{
+            f"decoding_{kind}_{name}": value
+            for kind, tuning in log["decoding_tuning"].items()
+            for name, value in tuning["chosen"].items()
+        },
     }
     write_json(metrics, out / "metrics.json")
     LOG.info("parser saved to %s: %s", out, metrics)

@@ -39,10 +39,8 @@ import pandas as pd
 import torch
 
 from factlab.errors import FactlabError
-from factlab.runtime import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.analysis import analyse, is_noun_candidate, token_verb_lemma
 from factlab.models.qasem.benchmark import gold_arguments, gold_predicates, score_on_gold
-from factlab.models.qasem.decoding import tune_decoding
 from factlab.models.qasem.data import (
     IGNORE,
     QANOM,
@@ -53,6 +51,7 @@ from factlab.models.qasem.data import (
     merge_annotations,
     unlabel_nouns,
 )
+from factlab.models.qasem.decoding import tune_decoding
 from factlab.models.qasem.model import (
     KIND_NOMINAL,
     KIND_VERBAL,
@@ -61,12 +60,13 @@ from factlab.models.qasem.model import (
     PredicateTarget,
     QASemNetwork,
     argument_row,
-    sentence_row,
     encode_sentences,
     make_batch,
+    sentence_row,
 )
 from factlab.models.qasem.parser import FactlabQASemParser
 from factlab.models.qasem.templates import TemplateVocabulary
+from factlab.runtime import load_encoder, load_tokenizer, select_device
 
 LOG = logging.getLogger(__name__)
 BUCKET_BATCHES = 50  # batches per length bucket: sorted within a bucket, shuffled across
@@ -90,7 +90,9 @@ class TrainSettings:
     head_dim: int = 256
     head_layers: int = 2
     qasrl_gs_repeats: int = 2
-    qanom_dev_training: bool = True  # QANom dev trains too (on GS dev sentences merged with their verbal QAs), except the validation sample
+    qanom_dev_training: bool = (
+        True  # QANom dev trains too (on GS dev sentences merged with their verbal QAs), except the validation sample
+    )
     predicate_marker: bool = False  # marker mode: one encoder row per predicate (model.py)
     detection_sentences: int = 2000  # marker mode: detection rows per epoch, a fresh seeded sample each epoch
     max_train_sentences: int = 0  # 0 = all; else a seeded sample, each source in proportion
@@ -100,11 +102,31 @@ class TrainSettings:
     log_every: int = 50  # steps between progress lines
 
     def __post_init__(self) -> None:
-        positive = ("epochs", "batch_sentences", "max_seq_len", "min_template_count", "encoder_layers", "head_dim",
-                    "head_layers", "qasrl_gs_repeats", "log_every")
+        positive = (
+            "epochs",
+            "batch_sentences",
+            "max_seq_len",
+            "min_template_count",
+            "encoder_layers",
+            "head_dim",
+            "head_layers",
+            "qasrl_gs_repeats",
+            "log_every",
+        )
         bad = [name for name in positive if getattr(self, name) < 1]
-        bad += [name for name in ("detection_sentences", "max_train_sentences", "validation_sentences", "verbal_validation_sentences",
-                                  "weight_decay", "grad_clip", "template_loss_weight") if getattr(self, name) < 0]
+        bad += [
+            name
+            for name in (
+                "detection_sentences",
+                "max_train_sentences",
+                "validation_sentences",
+                "verbal_validation_sentences",
+                "weight_decay",
+                "grad_clip",
+                "template_loss_weight",
+            )
+            if getattr(self, name) < 0
+        ]
         if not 0 <= self.warmup_fraction < 1:
             bad.append("warmup_fraction")
         if bad:
@@ -134,7 +156,7 @@ def noun_verb_lexicon(qanom: pd.DataFrame, split: str = "train") -> dict[str, st
     """Lower-cased candidate noun -> its most frequent QANom verb form (ties: alphabetical)."""
     rows = qanom[(qanom["split"] == split) & qanom["verb_form"].notna() & (qanom["verb_form"] != "")]
     rows = rows.drop_duplicates("key")
-    counts = Counter(zip(rows["predicate"].str.lower(), rows["verb_form"].str.lower()))
+    counts = Counter(zip(rows["predicate"].str.lower(), rows["verb_form"].str.lower(), strict=True))
     best: dict[str, tuple[int, str]] = {}
     for (noun, verb), n in counts.items():
         if noun not in best or (-n, verb) < (-best[noun][0], best[noun][1]):
@@ -158,7 +180,7 @@ def prepare_training(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame, settings: Trai
         n_gs = max(1, round(settings.max_train_sentences * len(gs_dev) / total))
         gs_dev = sample(gs_dev, n_gs, rng)
         qanom_train = sample(qanom_train, max(1, settings.max_train_sentences - n_gs), rng)
-    for sentence, doc in zip(gs_dev + verbal_validation, analyse([s.tokens for s in gs_dev + verbal_validation])):
+    for sentence, doc in zip(gs_dev + verbal_validation, analyse([s.tokens for s in gs_dev + verbal_validation]), strict=True):
         unlabel_nouns(sentence, [is_noun_candidate(token) for token in doc])
         for predicate in sentence.predicates:
             predicate.verb_form = token_verb_lemma(doc[predicate.index])  # GS gives none; the parser does the same
@@ -169,8 +191,11 @@ def prepare_training(qasrl_gs: pd.DataFrame, qanom: pd.DataFrame, settings: Trai
         "qasrl_gs_dev_dropped_qas_on_non_verbal_predicate": gs_counts["dropped_qas_on_non_verbal_predicate"],
     }
     qanom_dev = gold_sentences(qanom, QANOM, "dev")[0] if settings.validation_sentences or settings.qanom_dev_training else []
-    validation = sample([s for s in qanom_dev if s.sentence_id not in gs_ids], settings.validation_sentences, rng) \
-        if settings.validation_sentences else []
+    validation = (
+        sample([s for s in qanom_dev if s.sentence_id not in gs_ids], settings.validation_sentences, rng)
+        if settings.validation_sentences
+        else []
+    )
     qanom_dev_train: list[GoldSentence] = []
     if settings.qanom_dev_training:
         gs_dev, qanom_dev_train = with_qanom_dev(gs_dev, qanom_dev, gs_ids | {s.sentence_id for s in validation}, counts)
@@ -232,8 +257,8 @@ def bucketed_batches(lengths: Sequence[int], batch_size: int, rng: random.Random
     batches = []
     bucket = batch_size * BUCKET_BATCHES
     for start in range(0, len(order), bucket):
-        chunk = sorted(order[start: start + bucket], key=lambda index: lengths[index])
-        batches += [chunk[i: i + batch_size] for i in range(0, len(chunk), batch_size)]
+        chunk = sorted(order[start : start + bucket], key=lambda index: lengths[index])
+        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
     rng.shuffle(batches)
     return batches
 
@@ -255,11 +280,16 @@ def optimizer_for(network: QASemNetwork, settings: TrainSettings) -> torch.optim
         if parameter.requires_grad:
             no_decay = name.endswith("bias") or "norm" in name.lower()
             groups.setdefault((name.startswith("encoder."), no_decay), []).append(parameter)
-    return torch.optim.AdamW([
-        {"params": params, "lr": settings.encoder_lr if is_encoder else settings.head_lr,
-         "weight_decay": 0.0 if no_decay else settings.weight_decay}
-        for (is_encoder, no_decay), params in sorted(groups.items())
-    ])
+    return torch.optim.AdamW(
+        [
+            {
+                "params": params,
+                "lr": settings.encoder_lr if is_encoder else settings.head_lr,
+                "weight_decay": 0.0 if no_decay else settings.weight_decay,
+            }
+            for (is_encoder, no_decay), params in sorted(groups.items())
+        ]
+    )
 
 
 def validate(parser: FactlabQASemParser, data: TrainingData) -> dict[str, float]:
@@ -275,8 +305,9 @@ def validate(parser: FactlabQASemParser, data: TrainingData) -> dict[str, float]
 def tune_parser_decoding(parser: FactlabQASemParser, sentences: list[GoldSentence], kind: int) -> dict[str, Any]:
     """Sets the decoding of `kind` to the DECODING_GRID setting with the best UA-F1 on the gold
     predicates of that kind in `sentences` (the network runs once); returns the choice and the grid."""
-    tagged = parser.tag_predicates([s.sentence_id for s in sentences], [s.tokens for s in sentences],
-                                   [gold_predicates(s) for s in sentences])[kind]
+    tagged = parser.tag_predicates(
+        [s.sentence_id for s in sentences], [s.tokens for s in sentences], [gold_predicates(s) for s in sentences]
+    )[kind]
     chosen, grid = tune_decoding(tagged, gold_arguments(sentences))
     parser.decoding[kind] = chosen
     return {"chosen": chosen.to_json(), "grid": grid}
@@ -293,17 +324,24 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
     tokenizer = load_tokenizer()
     sentences = list(unique)
     encoded = encode_sentences(tokenizer, [s.tokens for s in sentences], settings.max_seq_len)
-    encoded_by_id = {id(sentence): item for sentence, item in zip(sentences, encoded)}
+    encoded_by_id = {id(sentence): item for sentence, item in zip(sentences, encoded, strict=True)}
     counts: Counter[str] = Counter()
-    config = NetworkConfig(n_templates=len(vocabulary), encoder_layers=settings.encoder_layers, head_dim=settings.head_dim,
-                           head_layers=settings.head_layers, max_seq_len=settings.max_seq_len,
-                           predicate_marker=settings.predicate_marker)
+    config = NetworkConfig(
+        n_templates=len(vocabulary),
+        encoder_layers=settings.encoder_layers,
+        head_dim=settings.head_dim,
+        head_layers=settings.head_layers,
+        max_seq_len=settings.max_seq_len,
+        predicate_marker=settings.predicate_marker,
+    )
     network = QASemNetwork(load_encoder(pretrained=True, layers=settings.encoder_layers), config)
     if settings.freeze_word_embeddings:
         network.encoder.embeddings.word_embeddings.weight.requires_grad_(False)  # types and positions still learn
     parser = FactlabQASemParser(network, vocabulary, data.noun_verbs, device=device, copular=False)
     # Rows built once (GS repeats included); what cannot be used is counted once per sentence.
-    targets = {id(sentence): training_targets(sentence, encoded_by_id[id(sentence)], vocabulary, counts) for sentence in sentences}
+    targets = {
+        id(sentence): training_targets(sentence, encoded_by_id[id(sentence)], vocabulary, counts) for sentence in sentences
+    }
     if settings.predicate_marker:
         fixed_rows = [
             argument_row(encoded_by_id[id(sentence)], target, parser.verb_pieces(verb), tokenizer.sep_token_id)
@@ -322,16 +360,28 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
     target_device = select_device(device)
     optimizer = optimizer_for(network, settings)
     steps_per_epoch = math.ceil((len(fixed_rows) + n_detection) / settings.batch_sentences)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(steps_per_epoch * settings.epochs, settings.warmup_fraction))
-    LOG.info("training on %d rows (%d predicates) + %d detection rows per epoch (%d steps), %d templates (%.1f%% of questions kept), "
-             "device %s", len(fixed_rows), n_predicates, n_detection, steps_per_epoch, len(vocabulary), 100 * vocabulary.coverage(),
-             target_device)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, linear_schedule(steps_per_epoch * settings.epochs, settings.warmup_fraction)
+    )
+    LOG.info(
+        "training on %d rows (%d predicates) + %d detection rows per epoch (%d steps), %d templates (%.1f%% of questions kept), "
+        "device %s",
+        len(fixed_rows),
+        n_predicates,
+        n_detection,
+        steps_per_epoch,
+        len(vocabulary),
+        100 * vocabulary.coverage(),
+        target_device,
+    )
     epochs = []
     for epoch in range(1, settings.epochs + 1):
         network.train()
         epoch_start = time.perf_counter()
         totals: Counter[str] = Counter()
-        detection_rows = [sentence_row(encoded[i], sentences[i].detection) for i in sorted(rng.sample(range(len(sentences)), n_detection))]
+        detection_rows = [
+            sentence_row(encoded[i], sentences[i].detection) for i in sorted(rng.sample(range(len(sentences)), n_detection))
+        ]
         rows_this_epoch = fixed_rows + detection_rows
         batches = bucketed_batches([len(row.input_ids) for row in rows_this_epoch], settings.batch_sentences, rng)
         for step, indices in enumerate(batches, start=1):
@@ -345,10 +395,19 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
             scheduler.step()
             totals.update({name: value.item() for name, value in losses.items()})
             if step % settings.log_every == 0 or step == len(batches):
-                LOG.info("epoch %d step %d/%d loss %.4f (%.0fs)", epoch, step, len(batches),
-                         sum(totals.values()) / step, time.perf_counter() - epoch_start)
-        record: dict[str, Any] = {"epoch": epoch, **{f"loss_{name}": value / len(batches) for name, value in totals.items()},
-                                  "train_seconds": time.perf_counter() - epoch_start}
+                LOG.info(
+                    "epoch %d step %d/%d loss %.4f (%.0fs)",
+                    epoch,
+                    step,
+                    len(batches),
+                    sum(totals.values()) / step,
+                    time.perf_counter() - epoch_start,
+                )
+        record: dict[str, Any] = {
+            "epoch": epoch,
+            **{f"loss_{name}": value / len(batches) for name, value in totals.items()},
+            "train_seconds": time.perf_counter() - epoch_start,
+        }
         validation_start = time.perf_counter()
         record.update(validate(parser, data))
         record["validation_seconds"] = time.perf_counter() - validation_start
@@ -366,8 +425,13 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
         "epochs": epochs,
         "decoding_tuning": tuning,
         "validation_tuned": validate(parser, data) if tuning else {},
-        "counts": {**data.counts, **dict(counts), "train_sentences": len(sentences), "rows_per_epoch": len(fixed_rows) + n_detection,
-                   "predicates_per_epoch": n_predicates},
+        "counts": {
+            **data.counts,
+            **dict(counts),
+            "train_sentences": len(sentences),
+            "rows_per_epoch": len(fixed_rows) + n_detection,
+            "predicates_per_epoch": n_predicates,
+        },
         "templates": len(vocabulary),
         "template_coverage": vocabulary.coverage(),
         "device": str(target_device),

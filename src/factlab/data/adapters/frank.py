@@ -29,9 +29,9 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 ANNOTATIONS_FILE = "data/human_annotations.json"
@@ -137,9 +137,7 @@ def adapt_frank(raw: RawFiles) -> Built:
         reference = reference_for(article, model_name)
         counts["missing_reference"] += reference is None
         factuality = float(require(record, SCORE_FIELD, file=path, record_id=record_id))
-        annotations = {
-            field: float(value) for field, value in record.items() if field not in KEY_FIELDS and field != SCORE_FIELD
-        }
+        annotations = {field: float(value) for field, value in record.items() if field not in KEY_FIELDS and field != SCORE_FIELD}
         rows.append(
             {
                 "example_id": frank_example_id(doc_hash, model_name),
@@ -169,9 +167,7 @@ def adapt_frank_baselines(raw: RawFiles) -> Built:
     rows = []
     for index, record in enumerate(records):
         record_id = f"item {index}"
-        doc_hash, model_name, dataset, _ = (
-            str(require(record, field, file=path, record_id=record_id)) for field in KEY_FIELDS
-        )
+        doc_hash, model_name, dataset, _ = (str(require(record, field, file=path, record_id=record_id)) for field in KEY_FIELDS)
         metrics = [field for field in record if field not in KEY_FIELDS]
         if tuple(metrics) != BASELINE_METRICS:
             message = f"metric columns {metrics} differ from {list(BASELINE_METRICS)}"

@@ -30,9 +30,9 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.ids import text_hash
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import iter_jsonl, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 DOCNLI = "nli_docnli_binary"
@@ -75,7 +75,7 @@ def iter_tab_records(path: Path, header: tuple[str, ...]) -> Iterator[tuple[int,
     if first is None or tuple(first[1]) != header:
         raise DataError(f"header is not {list(header)}", file=path, record="line 1")
     for line_no, fields in lines:
-        yield line_no, dict(zip(header, fields))
+        yield line_no, dict(zip(header, fields, strict=True))
 
 
 def canonical_label(value: str, vocabulary: Mapping[str, str], *, file: Path, record: str) -> str:
@@ -84,7 +84,9 @@ def canonical_label(value: str, vocabulary: Mapping[str, str], *, file: Path, re
     return vocabulary[value]
 
 
-def nli_row(example_id: str, corpus: str, split: str, premise: str, hypothesis: str, nli_label: str, *, file: Path, record: str) -> dict[str, Any]:
+def nli_row(
+    example_id: str, corpus: str, split: str, premise: str, hypothesis: str, nli_label: str, *, file: Path, record: str
+) -> dict[str, Any]:
     """One canonical row; empty texts are errors (they cannot be scored)."""
     for field, text in (("premise", premise), ("hypothesis", hypothesis)):
         if not text.strip():
@@ -134,7 +136,16 @@ def adapt_mctest(raw: RawFiles) -> Built:
             raise DataError("unexpected MCTest-NLI file name", file=path)
         subset, split = match["subset"], match["split"]
         for line_no, premise, hypothesis, label in read_labelled_lines(path, MCTEST_LABELS):
-            row = nli_row(f"mctest-{subset}-{split}-{line_no:04d}", "mctest", split, premise, hypothesis, label, file=path, record=f"line {line_no}")
+            row = nli_row(
+                f"mctest-{subset}-{split}-{line_no:04d}",
+                "mctest",
+                split,
+                premise,
+                hypothesis,
+                label,
+                file=path,
+                record=f"line {line_no}",
+            )
             rows.append(row | {"subset": subset})
     if not rows:
         raise DataError("no MCTest-NLI files in the manifest", record=DOCNLI)
@@ -180,7 +191,16 @@ def adapt_sick(raw: RawFiles) -> Built:
         for line_no, record in iter_tab_records(path, SICK_HEADER):
             where = f"line {line_no}"
             label = canonical_label(record["entailment_judgment"], SICK_LABELS, file=path, record=where)
-            row = nli_row(f"sick-{record['pair_ID']}", "sick", split, record["sentence_A"], record["sentence_B"], label, file=path, record=where)
+            row = nli_row(
+                f"sick-{record['pair_ID']}",
+                "sick",
+                split,
+                record["sentence_A"],
+                record["sentence_B"],
+                label,
+                file=path,
+                record=where,
+            )
             rows.append(row | {"relatedness": parse_relatedness(record["relatedness_score"], file=path, record=where)})
     return built_with_counts(rows)
 
@@ -192,7 +212,18 @@ def adapt_rte(raw: RawFiles) -> Built:
         for line_no, record in iter_tab_records(path, RTE_HEADER):
             where = f"line {line_no}"
             label = canonical_label(record["label"], BINARY_LABELS, file=path, record=where)
-            rows.append(nli_row(f"rte-{record['index']}", "rte", split, record["sentence1"], record["sentence2"], label, file=path, record=where))
+            rows.append(
+                nli_row(
+                    f"rte-{record['index']}",
+                    "rte",
+                    split,
+                    record["sentence1"],
+                    record["sentence2"],
+                    label,
+                    file=path,
+                    record=where,
+                )
+            )
     return built_with_counts(rows)
 
 
@@ -201,12 +232,22 @@ def nli_spec(name: str, datasets: tuple[str, ...], build: Any, description: str)
 
 
 SPECS = [
-    nli_spec("nli_mnli_binary", (DOCNLI,), partial(adapt_docnli_binary, folder="binary-MNLI", corpus="mnli"),
-             "MNLI dev/test relabelled entailment vs not_entailment (DocNLI release)"),
-    nli_spec("nli_fever_binary", (DOCNLI,), partial(adapt_docnli_binary, folder="binary-FEVER-NLI", corpus="fever"),
-             "FEVER-NLI dev/test relabelled entailment vs not_entailment (DocNLI release)"),
+    nli_spec(
+        "nli_mnli_binary",
+        (DOCNLI,),
+        partial(adapt_docnli_binary, folder="binary-MNLI", corpus="mnli"),
+        "MNLI dev/test relabelled entailment vs not_entailment (DocNLI release)",
+    ),
+    nli_spec(
+        "nli_fever_binary",
+        (DOCNLI,),
+        partial(adapt_docnli_binary, folder="binary-FEVER-NLI", corpus="fever"),
+        "FEVER-NLI dev/test relabelled entailment vs not_entailment (DocNLI release)",
+    ),
     nli_spec("nli_mctest", (DOCNLI,), adapt_mctest, "MCTest stories vs question+answer statements (DocNLI's MCTest-NLI)"),
     nli_spec("nli_anli", ("nli_anli_v1.0_devtest",), adapt_anli, "Adversarial NLI v1.0, rounds 1-3, dev and test"),
     nli_spec("nli_sick", ("nli_sick2014",), adapt_sick, "SICK 2014 sentence pairs: 3-way entailment and relatedness"),
-    nli_spec("nli_rte", ("nli_rte_resplit",), adapt_rte, "RTE (official train+dev) as re-split into train/dev/test by AttAttr-Cutoff"),
+    nli_spec(
+        "nli_rte", ("nli_rte_resplit",), adapt_rte, "RTE (official train+dev) as re-split into train/dev/test by AttAttr-Cutoff"
+    ),
 ]

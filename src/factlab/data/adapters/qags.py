@@ -10,9 +10,9 @@ from functools import partial
 
 import pandas as pd
 
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import iter_jsonl, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 # Systems as described in the QAGS paper (section 5): one summariser per subset.

@@ -42,9 +42,9 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.ids import text_doc_id
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import iter_jsonl, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 DATASET = "qasem_consistency"

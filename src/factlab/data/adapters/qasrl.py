@@ -36,8 +36,8 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from factlab.download.manifest import RawFiles
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 MULTI_SEPARATOR = "~!~"  # upstream separator between answers, ranges and prefix words
@@ -46,16 +46,70 @@ UPSTREAM_SLOTS = ("wh", "aux", "subj", "obj", "prep", "obj2", "verb_prefix", "ve
 BOOLEANS = {"True": True, "False": False}
 DOMAINS = ("wikinews", "wikipedia")
 COLUMNS = (
-    "qa_id", "key", "sentence_id", "split", "domain", "sentence", "tokens", "predicate_idx", "predicate",
-    "verb_form", "is_verbal", "question", *SLOTS, "verb_prefix", "verb_slot_inflection", "is_passive",
-    "is_negated", "answer_ranges", "answers", "worker_id",
+    "qa_id",
+    "key",
+    "sentence_id",
+    "split",
+    "domain",
+    "sentence",
+    "tokens",
+    "predicate_idx",
+    "predicate",
+    "verb_form",
+    "is_verbal",
+    "question",
+    *SLOTS,
+    "verb_prefix",
+    "verb_slot_inflection",
+    "is_passive",
+    "is_negated",
+    "answer_ranges",
+    "answers",
+    "worker_id",
 )
-REQUIRED = ("qa_id", "key", "sentence_id", "split", "domain", "sentence", "tokens", "predicate_idx",
-            "predicate", "is_verbal", "question", "answer_ranges", "answers")
-GS_COLUMNS = ("qasrl_id", "verb_idx", "verb", "worker_id", "question", "answer_range", "answer",
-              "is_passive", "is_negated", *UPSTREAM_SLOTS)
-QANOM_COLUMNS = ("qasrl_id", "sentence", "target_idx", "key", "noun", "worker_id", "is_verbal", "verb_form",
-                 "question", "answer_range", "answer", "is_passive", "is_negated", *UPSTREAM_SLOTS)
+REQUIRED = (
+    "qa_id",
+    "key",
+    "sentence_id",
+    "split",
+    "domain",
+    "sentence",
+    "tokens",
+    "predicate_idx",
+    "predicate",
+    "is_verbal",
+    "question",
+    "answer_ranges",
+    "answers",
+)
+GS_COLUMNS = (
+    "qasrl_id",
+    "verb_idx",
+    "verb",
+    "worker_id",
+    "question",
+    "answer_range",
+    "answer",
+    "is_passive",
+    "is_negated",
+    *UPSTREAM_SLOTS,
+)
+QANOM_COLUMNS = (
+    "qasrl_id",
+    "sentence",
+    "target_idx",
+    "key",
+    "noun",
+    "worker_id",
+    "is_verbal",
+    "verb_form",
+    "question",
+    "answer_range",
+    "answer",
+    "is_passive",
+    "is_negated",
+    *UPSTREAM_SLOTS,
+)
 QANOM_ZIP = "qanom_dataset.zip"
 
 
@@ -84,12 +138,14 @@ def parse_index(value: str, n_tokens: int, *, file: str | Path, record: str, fie
 
 
 def parse_ranges(value: str, n_tokens: int, *, file: str | Path, record: str) -> list[list[int]]:
-    """"s:e~!~s:e" -> [[s, e], ...]; each must be a non-empty span inside the sentence."""
+    """ "s:e~!~s:e" -> [[s, e], ...]; each must be a non-empty span inside the sentence."""
     spans = []
     for part in value.split(MULTI_SEPARATOR):
         start, _, end = part.partition(":")
         if not (start.isdigit() and end.isdigit() and 0 <= int(start) < int(end) <= n_tokens):
-            raise DataError(f"answer range {part!r} is not start:end inside {n_tokens} tokens", file=file, record=record, field="answer_range")
+            raise DataError(
+                f"answer range {part!r} is not start:end inside {n_tokens} tokens", file=file, record=record, field="answer_range"
+            )
         spans.append([int(start), int(end)])
     return spans
 
@@ -98,7 +154,9 @@ def qa_fields(row: Mapping[str, str], tokens: list[str], *, file: str | Path, re
     """Question, slots and answers of one upstream row; empty when the row carries no QA."""
     has_qa = bool(row["question"])
     if has_qa != bool(row["answer_range"]):
-        raise DataError("question and answer_range must be both present or both empty", file=file, record=record, field="answer_range")
+        raise DataError(
+            "question and answer_range must be both present or both empty", file=file, record=record, field="answer_range"
+        )
     ranges = parse_ranges(row["answer_range"], len(tokens), file=file, record=record) if has_qa else []
     if has_qa and len(row["answer"].split(MULTI_SEPARATOR)) != len(ranges):
         raise DataError("answer and answer_range have different numbers of spans", file=file, record=record, field="answer")
@@ -114,7 +172,8 @@ def qa_fields(row: Mapping[str, str], tokens: list[str], *, file: str | Path, re
         "is_negated": parse_bool(row["is_negated"], file=file, record=record, field="is_negated"),
         "answer_ranges": ranges,
         "answers": [" ".join(tokens[start:end]) for start, end in ranges],
-        "answer_text_differs_upstream": has_qa and MULTI_SEPARATOR.join(" ".join(tokens[s:e]) for s, e in ranges) != row["answer"],
+        "answer_text_differs_upstream": has_qa
+        and MULTI_SEPARATOR.join(" ".join(tokens[s:e]) for s, e in ranges) != row["answer"],
     }
 
 
@@ -173,20 +232,22 @@ def adapt_qasrl_gs(raw: RawFiles) -> Built:
                     sentence = sentences[row["qasrl_id"]]
                     tokens = sentence.split(" ")
                     index = parse_index(row["verb_idx"], len(tokens), file=path, record=record, field="verb_idx")
-                    rows.append({
-                        "key": f"{row['qasrl_id']}_{index}",
-                        "sentence_id": row["qasrl_id"],
-                        "split": split,
-                        "domain": domain,
-                        "sentence": sentence,
-                        "tokens": tokens,
-                        "predicate_idx": index,
-                        "predicate": predicate_token(tokens, index, row["verb"], file=path, record=record, field="verb"),
-                        "verb_form": None,
-                        "is_verbal": True,
-                        **qa_fields(row, tokens, file=path, record=record),
-                        "worker_id": row["worker_id"],
-                    })
+                    rows.append(
+                        {
+                            "key": f"{row['qasrl_id']}_{index}",
+                            "sentence_id": row["qasrl_id"],
+                            "split": split,
+                            "domain": domain,
+                            "sentence": sentence,
+                            "tokens": tokens,
+                            "predicate_idx": index,
+                            "predicate": predicate_token(tokens, index, row["verb"], file=path, record=record, field="verb"),
+                            "verb_form": None,
+                            "is_verbal": True,
+                            **qa_fields(row, tokens, file=path, record=record),
+                            "worker_id": row["worker_id"],
+                        }
+                    )
     if any(not row["question"] for row in rows):
         raise DataError("a gold QA-SRL row has no question", record="qasrl_gs", field="question")
     return finish(rows, {"read": len(rows)})
@@ -247,13 +308,21 @@ def adapt_qanom(raw: RawFiles) -> Built:
 
 
 def table_spec(name: str, dataset: str, build: Any, description: str) -> BenchmarkSpec:
-    return BenchmarkSpec(name=name, datasets=(dataset,), build=build, kind="table", required=REQUIRED,
-                         unique=("qa_id",), role="training", description=description)
+    return BenchmarkSpec(
+        name=name,
+        datasets=(dataset,),
+        build=build,
+        kind="table",
+        required=REQUIRED,
+        unique=("qa_id",),
+        role="training",
+        description=description,
+    )
 
 
 SPECS = [
-    table_spec("qasrl_gs", "qasrl_gs", adapt_qasrl_gs,
-               "QA-SRL gold standard (verbal predicates): one row per QA, dev and test"),
-    table_spec("qanom", "qanom", adapt_qanom,
-               "QANom (nominal predicates): one row per QA, plus one per candidate noun without QAs"),
+    table_spec("qasrl_gs", "qasrl_gs", adapt_qasrl_gs, "QA-SRL gold standard (verbal predicates): one row per QA, dev and test"),
+    table_spec(
+        "qanom", "qanom", adapt_qanom, "QANom (nominal predicates): one row per QA, plus one per candidate noun without QAs"
+    ),
 ]

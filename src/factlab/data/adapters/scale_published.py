@@ -29,9 +29,9 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.adapters.true import true_example_id
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 DATASET = "scale_score_reference_outputs"

@@ -25,9 +25,9 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.ids import text_doc_id
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 SUMMAC_SETS = ("xsumfaith", "polytope", "factcc", "summeval")

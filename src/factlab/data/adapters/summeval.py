@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 SUMMEVAL_FILE = "train/data/Explainaboard/_summeval_out.json"

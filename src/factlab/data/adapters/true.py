@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from factlab.data.ids import text_doc_id
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_text_csv
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 MIRRORED_SETS = ("begin", "dialfact", "frank", "paws", "q2", "qags_cnndm", "qags_xsum", "summeval")

@@ -25,9 +25,9 @@ from collections.abc import Callable
 import pandas as pd
 
 from factlab.data.adapters.frank import read_articles
-from factlab.download.manifest import RawFiles
 from factlab.data.readers import read_json, read_text_csv, require
 from factlab.data.spec import BenchmarkSpec, Built
+from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 
 FACTUALITY_FILE = "factuality_annotations_xsum_summaries.csv"
@@ -92,9 +92,7 @@ def frank_articles(raw: RawFiles) -> dict[str, str]:
     # FRANK keys CNN/DM articles by 40-hex hashes, which cannot collide with numeric BBC ids.
     # A record without article text is left out, so its pairs count as `dropped_no_article`.
     return {
-        doc_hash: record["article"]
-        for doc_hash, record in read_articles(raw).items()
-        if isinstance(record.get("article"), str)
+        doc_hash: record["article"] for doc_hash, record in read_articles(raw).items() if isinstance(record.get("article"), str)
     }
 
 

@@ -24,8 +24,19 @@ from factlab.models.qasem.evaluation import IOU_THRESHOLD, Argument, ArgumentCou
 from factlab.models.qasem.templates import semantic_role
 from factlab.models.qasem.types import Predicate, QASemParser, SentenceParse
 
-PREDICTION_COLUMNS = ["sentence_id", "predicate_idx", "predicate", "verb_form", "is_verbal", "question", "answer",
-                      "answer_start", "answer_end", "role", "source"]
+PREDICTION_COLUMNS = [
+    "sentence_id",
+    "predicate_idx",
+    "predicate",
+    "verb_form",
+    "is_verbal",
+    "question",
+    "answer",
+    "answer_start",
+    "answer_end",
+    "role",
+    "source",
+]
 
 
 def gold_predicates(sentence: GoldSentence) -> list[Predicate]:
@@ -51,9 +62,16 @@ def predicted_arguments(sentence_ids: Sequence[str], parses: Sequence[SentencePa
 def predictions_table(sentence_ids: Sequence[str], parses: Sequence[SentenceParse]) -> pd.DataFrame:
     rows = [
         {
-            "sentence_id": sentence_id, "predicate_idx": qa.predicate.index, "predicate": qa.predicate.text,
-            "verb_form": qa.predicate.verb_form, "is_verbal": qa.predicate.is_verbal, "question": qa.question,
-            "answer": qa.answer, "answer_start": qa.answer_start, "answer_end": qa.answer_end, "role": qa.role,
+            "sentence_id": sentence_id,
+            "predicate_idx": qa.predicate.index,
+            "predicate": qa.predicate.text,
+            "verb_form": qa.predicate.verb_form,
+            "is_verbal": qa.predicate.is_verbal,
+            "question": qa.question,
+            "answer": qa.answer,
+            "answer_start": qa.answer_start,
+            "answer_end": qa.answer_end,
+            "role": qa.role,
             "source": qa.source,
         }
         for sentence_id, parse in zip(sentence_ids, parses, strict=True)
@@ -85,23 +103,38 @@ def detection_scores(detected: Sequence[Sequence[Predicate]], sentences: Sequenc
     for found, sentence in zip(detected, sentences, strict=True):
         positive = DETECT_VERBAL if kind == "verbal" else DETECT_NOMINAL
         gold_indices = {i for i, label in enumerate(sentence.detection) if label == positive}
-        scope = range(len(sentence.tokens)) if kind == "verbal" else {i for i, label in enumerate(sentence.detection) if label >= 0}
+        scope = (
+            range(len(sentence.tokens)) if kind == "verbal" else {i for i, label in enumerate(sentence.detection) if label >= 0}
+        )
         found_indices = {p.index for p in found if p.is_verbal == (kind == "verbal") and p.index in scope}
         true_positive += len(found_indices & gold_indices)
         predicted += len(found_indices)
         gold += len(gold_indices)
     precision = ArgumentCounts.ratio(true_positive, predicted)
     recall = ArgumentCounts.ratio(true_positive, gold)
-    return {"kind": kind, "precision": precision, "recall": recall, "f1": ArgumentCounts.harmonic(precision, recall),
-            "n_gold": gold, "n_pred": predicted}
+    return {
+        "kind": kind,
+        "precision": precision,
+        "recall": recall,
+        "f1": ArgumentCounts.harmonic(precision, recall),
+        "n_gold": gold,
+        "n_pred": predicted,
+    }
 
 
 # UA-F1 of the original QASem parser (T5-small, Klein et al. 2022, "QASem Parsing"): the target.
 
 
-
-COVERAGE_COLUMNS = ["task", "n_gold_qas", "covered_qas", "coverage", "n_gold_predicates", "predicates_found",
-                    "predicate_recall", "n_parser_qas"]
+COVERAGE_COLUMNS = [
+    "task",
+    "n_gold_qas",
+    "covered_qas",
+    "coverage",
+    "n_gold_predicates",
+    "predicates_found",
+    "predicate_recall",
+    "n_parser_qas",
+]
 
 
 def sentence_offsets(sentences: Sequence[Sequence[str]]) -> list[int]:
@@ -152,14 +185,16 @@ def consistency_coverage(
         part = per_qa if task == "all" else per_qa[per_qa["task"] == task]
         predicates = part.drop_duplicates(["doc_id", "predicate_idx"])
         docs = set(part["doc_id"])
-        summary.append({
-            "task": task,
-            "n_gold_qas": len(part),
-            "covered_qas": int(part["covered"].sum()),
-            "coverage": float(part["covered"].mean()),
-            "n_gold_predicates": len(predicates),
-            "predicates_found": int(predicates["predicate_found"].sum()),
-            "predicate_recall": float(predicates["predicate_found"].mean()),
-            "n_parser_qas": sum(n_parser_qas.get(doc, 0) for doc in docs),
-        })
+        summary.append(
+            {
+                "task": task,
+                "n_gold_qas": len(part),
+                "covered_qas": int(part["covered"].sum()),
+                "coverage": float(part["covered"].mean()),
+                "n_gold_predicates": len(predicates),
+                "predicates_found": int(predicates["predicate_found"].sum()),
+                "predicate_recall": float(predicates["predicate_found"].mean()),
+                "n_parser_qas": sum(n_parser_qas.get(doc, 0) for doc in docs),
+            }
+        )
     return pd.DataFrame(summary, columns=COVERAGE_COLUMNS), per_qa

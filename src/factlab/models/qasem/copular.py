@@ -48,7 +48,7 @@ def subject_span(be: Token) -> tuple[int, int] | None:
 
 
 def wh_word(doc: Doc, span: tuple[int, int]) -> str:
-    tokens = doc[span[0]: span[1]]
+    tokens = doc[span[0] : span[1]]
     if any(token.ent_type_ == "PERSON" for token in tokens) or tokens.root.lower_ in PERSON_PRONOUNS:
         return "who"
     return "what"
@@ -104,7 +104,7 @@ def complement_phrases(be: Token) -> list[list[str]]:
     if not preps:
         return []
     end = max(prep.right_edge.i for prep in preps) + 1
-    return [[token.text for token in be.doc[be.i + 1: end]]]
+    return [[token.text for token in be.doc[be.i + 1 : end]]]
 
 
 def copular_qas(doc: Doc) -> list[QAPair]:
@@ -118,7 +118,7 @@ def copular_qas(doc: Doc) -> list[QAPair]:
         auxiliaries = [child.text.lower() for child in be.children if child.dep_ in ("aux", "neg") and child.i < be.i]
         wh = wh_word(doc, span)
         predicate = Predicate(index=be.i, text=be.text, is_verbal=True, verb_form="be")
-        answer = " ".join(token.text for token in doc[span[0]: span[1]])
+        answer = " ".join(token.text for token in doc[span[0] : span[1]])
         for phrase in complement_phrases(be):
             words = [wh, *auxiliaries, be.text.lower(), *phrase]
             while words and words[-1] in (",", ".", ";", ":"):

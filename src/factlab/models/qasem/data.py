@@ -104,7 +104,9 @@ def gold_sentences(table: pd.DataFrame, source: str, split: str | Sequence[str])
             predicate = GoldPredicate(key=key, index=index, is_verbal=source == QASRL_GS, verb_form=verb_form)
             for row in with_questions:
                 slots = question_slots(row)
-                predicate.arguments.extend(GoldArgument(int(s), int(e), str(row["question"]), slots) for s, e in row["answer_ranges"])
+                predicate.arguments.extend(
+                    GoldArgument(int(s), int(e), str(row["question"]), slots) for s, e in row["answer_ranges"]
+                )
             predicates.append(predicate)
         sentences.append(GoldSentence(sentence_id, source, tokens, predicates, detection))
     return sentences, counts
@@ -124,8 +126,11 @@ def merge_annotations(verbal: GoldSentence, nominal: GoldSentence, counts: Count
     as -LRB-/-RSB-). Detection: QANom's label where it has one (its candidate nouns), GS's elsewhere,
     a GS verb kept over QANom. A QANom predicate on a GS verb is dropped and counted."""
     if len(verbal.tokens) != len(nominal.tokens):
-        raise DataError(f"QA-SRL GS has {len(verbal.tokens)} tokens and QANom {len(nominal.tokens)}: not one sentence",
-                        record=verbal.sentence_id, field="tokens")
+        raise DataError(
+            f"QA-SRL GS has {len(verbal.tokens)} tokens and QANom {len(nominal.tokens)}: not one sentence",
+            record=verbal.sentence_id,
+            field="tokens",
+        )
     verbs = {predicate.index for predicate in verbal.predicates}
     nouns = [predicate for predicate in nominal.predicates if predicate.index not in verbs]
     counts["dropped_nominal_predicates_on_verbs"] += len(nominal.predicates) - len(nouns)

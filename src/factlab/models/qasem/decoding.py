@@ -90,12 +90,16 @@ class TaggedPredicate:
 def score_decoding(
     tagged: Sequence[TaggedPredicate], gold: Mapping[PredicateKey, Sequence[Argument]], decoding: SpanDecoding
 ) -> ArgumentCounts:
-    predicted = {item.key: [Argument(*span) for span in decode_spans(item.probabilities, item.content, decoding)] for item in tagged}
+    predicted = {
+        item.key: [Argument(*span) for span in decode_spans(item.probabilities, item.content, decoding)] for item in tagged
+    }
     return score_arguments(predicted, {item.key: gold.get(item.key, ()) for item in tagged})
 
 
 def tune_decoding(
-    tagged: Sequence[TaggedPredicate], gold: Mapping[PredicateKey, Sequence[Argument]], grid: Sequence[SpanDecoding] = DECODING_GRID
+    tagged: Sequence[TaggedPredicate],
+    gold: Mapping[PredicateKey, Sequence[Argument]],
+    grid: Sequence[SpanDecoding] = DECODING_GRID,
 ) -> tuple[SpanDecoding, list[dict[str, Any]]]:
     """The grid setting with the best unlabelled F1 on `tagged` (ties: the earliest), and the
     scores of every setting."""
@@ -104,7 +108,13 @@ def tune_decoding(
     results = []
     for decoding in grid:
         counts = score_decoding(tagged, gold, decoding)
-        results.append({**decoding.to_json(), "unlabeled_precision": counts.unlabeled_precision,
-                        "unlabeled_recall": counts.unlabeled_recall, "unlabeled_f1": counts.unlabeled_f1})
+        results.append(
+            {
+                **decoding.to_json(),
+                "unlabeled_precision": counts.unlabeled_precision,
+                "unlabeled_recall": counts.unlabeled_recall,
+                "unlabeled_f1": counts.unlabeled_f1,
+            }
+        )
     best = max(range(len(grid)), key=lambda number: (round(results[number]["unlabeled_f1"], 6), -number))
     return grid[best], results

@@ -78,7 +78,7 @@ def match_spans(predicted: Sequence[Span], gold: Sequence[Span], threshold: floa
     # Each allowed pair weighs more than any sum of IOUs, so cardinality comes first.
     weights = np.where(allowed, overlaps + (min(len(predicted), len(gold)) + 1), 0.0)
     rows, columns = linear_sum_assignment(weights, maximize=True)
-    return [(int(r), int(c)) for r, c in zip(rows, columns) if allowed[r, c]]
+    return [(int(r), int(c)) for r, c in zip(rows, columns, strict=True) if allowed[r, c]]
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,12 @@ class ArgumentCounts:
     matched_labeled: int = 0
 
     def __add__(self, other: ArgumentCounts) -> ArgumentCounts:
-        return ArgumentCounts(self.n_gold + other.n_gold, self.n_pred + other.n_pred,
-                              self.matched + other.matched, self.matched_labeled + other.matched_labeled)
+        return ArgumentCounts(
+            self.n_gold + other.n_gold,
+            self.n_pred + other.n_pred,
+            self.matched + other.matched,
+            self.matched_labeled + other.matched_labeled,
+        )
 
     @staticmethod
     def ratio(numerator: int, denominator: int) -> float:

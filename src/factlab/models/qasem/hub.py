@@ -78,9 +78,18 @@ DEFAULT_MAX_NEW_TOKENS = 256
 
 # Every counter `HubQASemParser.counts` reports (zeros included, so reports have fixed columns).
 COUNT_KEYS = (
-    "n_sentences", "n_predicates", "n_generations", "n_truncated_outputs", "n_empty_outputs",
-    "n_malformed_outputs", "n_malformed_segments", "n_questions", "n_answers", "n_empty_answers",
-    "n_answers_not_found", "n_qas",
+    "n_sentences",
+    "n_predicates",
+    "n_generations",
+    "n_truncated_outputs",
+    "n_empty_outputs",
+    "n_malformed_outputs",
+    "n_malformed_segments",
+    "n_questions",
+    "n_answers",
+    "n_empty_answers",
+    "n_answers_not_found",
+    "n_qas",
 )
 
 PredicateDetector = Callable[[Sequence[Sequence[str]]], list[list[Predicate]]]
@@ -141,7 +150,7 @@ def format_prompt(
     check_style(style)
     if not 0 <= predicate_index < len(tokens):
         raise DataError(f"predicate index {predicate_index} outside a sentence of {len(tokens)} tokens", field="predicate_index")
-    before, predicate, after = tokens[:predicate_index], tokens[predicate_index], tokens[predicate_index + 1:]
+    before, predicate, after = tokens[:predicate_index], tokens[predicate_index], tokens[predicate_index + 1 :]
     if style == QASEM_PARSER_STYLE:
         # The model was trained without spaces between the markers and the predicate.
         return " ".join([PROMPT_PREFIX, *before, f"{PREDICATE_START}{predicate}{PREDICATE_END}", *after])
@@ -227,7 +236,7 @@ def answer_matches(tokens: Sequence[str], answer: str) -> list[tuple[int, int]]:
         position = 0
         for end in range(start, len(tokens)):
             token = tokens[end]
-            if not token or answer[position: position + len(token)] != token:
+            if not token or answer[position : position + len(token)] != token:
                 break
             position += len(token)
             while position < len(answer) and answer[position].isspace():
@@ -348,9 +357,16 @@ class HubQASemParser:
         if self.style == QASEM_PARSER_STYLE:
             markers = [PREDICATE_START, PREDICATE_END, QA_SEPARATOR, ANSWER_SEPARATOR]
         else:
-            markers = [S2S_VERB_FORM_SEPARATOR, S2S_ANSWER_SEPARATOR, S2S_QUESTION_ANSWER_SEPARATOR,
-                       S2S_PAIR_SEPARATOR, *S2S_PREDICATE_MARKERS.values()]
-        unknown = [marker for marker in markers if self.tokenizer.convert_tokens_to_ids(marker) in (None, self.tokenizer.unk_token_id)]
+            markers = [
+                S2S_VERB_FORM_SEPARATOR,
+                S2S_ANSWER_SEPARATOR,
+                S2S_QUESTION_ANSWER_SEPARATOR,
+                S2S_PAIR_SEPARATOR,
+                *S2S_PREDICATE_MARKERS.values(),
+            ]
+        unknown = [
+            marker for marker in markers if self.tokenizer.convert_tokens_to_ids(marker) in (None, self.tokenizer.unk_token_id)
+        ]
         if unknown:
             raise FactlabError(f"the tokenizer of {self.model_name_or_path!r} lacks the {self.style} markers {unknown}")
 
@@ -363,11 +379,13 @@ class HubQASemParser:
             predicates = self.predicate_detector(token_lists)
         if len(predicates) != len(token_lists):
             raise DataError(f"{len(predicates)} predicate lists for {len(token_lists)} sentences", field="predicates")
-        items = [(number, predicate) for number, sentence_predicates in enumerate(predicates) for predicate in sentence_predicates]
+        items = [
+            (number, predicate) for number, sentence_predicates in enumerate(predicates) for predicate in sentence_predicates
+        ]
         prompts = [self.prompt(token_lists[number], predicate, number) for number, predicate in items]
         generations = self.generate(prompts)
         parses = [SentenceParse(tokens=tokens) for tokens in token_lists]
-        for (number, predicate), (text, truncated) in zip(items, generations):
+        for (number, predicate), (text, truncated) in zip(items, generations, strict=True):
             self.counts["n_truncated_outputs"] += truncated
             parses[number].qas.extend(self.qas_from_generation(token_lists[number], predicate, text))
         self.counts["n_sentences"] += len(token_lists)
@@ -376,10 +394,19 @@ class HubQASemParser:
 
     def prompt(self, tokens: list[str], predicate: Predicate, number: int) -> str:
         if not 0 <= predicate.index < len(tokens):
-            raise DataError(f"predicate index {predicate.index} outside the sentence ({len(tokens)} tokens)",
-                            record=f"sentence {number}", field="predicates")
-        return format_prompt(tokens, predicate.index, self.style, is_verbal=predicate.is_verbal,
-                             verb_form=predicate.verb_form, preprocessing=self.preprocessing)
+            raise DataError(
+                f"predicate index {predicate.index} outside the sentence ({len(tokens)} tokens)",
+                record=f"sentence {number}",
+                field="predicates",
+            )
+        return format_prompt(
+            tokens,
+            predicate.index,
+            self.style,
+            is_verbal=predicate.is_verbal,
+            verb_form=predicate.verb_form,
+            preprocessing=self.preprocessing,
+        )
 
     def generate(self, prompts: Sequence[str]) -> list[tuple[str, bool]]:
         """(decoded text with special tokens, truncated?) per prompt, in input order.
@@ -394,14 +421,17 @@ class HubQASemParser:
         eos_id = self.tokenizer.eos_token_id
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                batch = order[start: start + self.batch_size]
+                batch = order[start : start + self.batch_size]
                 inputs = self.tokenizer([prompts[index] for index in batch], padding=True, return_tensors="pt").to(self.device)
                 outputs = self.model.generate(
-                    input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
-                    num_beams=self.num_beams, do_sample=False, max_new_tokens=self.max_new_tokens,
+                    input_ids=inputs["input_ids"],
+                    attention_mask=inputs["attention_mask"],
+                    num_beams=self.num_beams,
+                    do_sample=False,
+                    max_new_tokens=self.max_new_tokens,
                 ).cpu()
                 texts = self.tokenizer.batch_decode(outputs, skip_special_tokens=False)
-                for index, sequence, text in zip(batch, outputs, texts):
+                for index, sequence, text in zip(batch, outputs, texts, strict=True):
                     results[index] = (text, not bool((sequence[1:] == eos_id).any()))
         self.counts["n_generations"] += len(prompts)
         return results

@@ -183,12 +183,14 @@ IRREGULAR_PREFIXES = ("under", "over", "with", "fore", "out", "mis", "re", "un",
 PREFIX_FALSE_FRIENDS = frozenset({"relay", "belay", "behave", "belie"})
 
 # Two-or-more-syllable verbs stressed on the last syllable: the final consonant doubles.
-FINAL_STRESS_DOUBLING = frozenset("""
+FINAL_STRESS_DOUBLING = frozenset(
+    """
 abet acquit admit allot beget begin commit compel confer control defer deter dispel embed emit equip
 excel expel forbid forget format incur infer kidnap occur omit outrun outwit overrun patrol permit
 prefer program propel rebel recur refer regret remit repel rerun submit surveil transfer transmit
 upset
-""".split())
+""".split()
+)
 # Verbs ending in "c" take a "k" before -ed/-ing ("panicked").
 C_TO_CK = frozenset({"panic", "mimic", "picnic", "traffic", "frolic"})
 
@@ -214,7 +216,7 @@ def irregular(lemma: str) -> tuple[str, str] | None:
     if lemma in PREFIX_FALSE_FRIENDS:
         return None
     for prefix in IRREGULAR_PREFIXES:
-        rest = lemma[len(prefix):]
+        rest = lemma[len(prefix) :]
         if lemma.startswith(prefix) and len(rest) >= 2 and (forms := irregular(rest)):
             return prefix + forms[0], prefix + forms[1]  # "misunderstand" -> mis + under + stand
     return None

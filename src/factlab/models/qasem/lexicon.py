@@ -13,9 +13,18 @@ from factlab.runtime import load_spacy
 
 # Event-noun rule: suffix -> the endings tried in its place to find the verb.
 EVENT_NOUN_SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("ation", ("", "e", "ate")), ("ition", ("", "e")), ("ion", ("", "e")), ("ment", ("",)),
-    ("ance", ("", "e")), ("ence", ("", "e")), ("al", ("", "e")), ("ure", ("", "e")), ("ing", ("", "e")),
-    ("sis", ("ze", "se")), ("ery", ("er",)), ("age", ("",)),
+    ("ation", ("", "e", "ate")),
+    ("ition", ("", "e")),
+    ("ion", ("", "e")),
+    ("ment", ("",)),
+    ("ance", ("", "e")),
+    ("ence", ("", "e")),
+    ("al", ("", "e")),
+    ("ure", ("", "e")),
+    ("ing", ("", "e")),
+    ("sis", ("ze", "se")),
+    ("ery", ("er",)),
+    ("age", ("",)),
 )
 MIN_STEM_CHARS = 3  # "ring" is not "r" + "ing"
 COMMON_NOUN_TAGS = ("NN", "NNS")

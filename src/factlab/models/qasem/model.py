@@ -63,7 +63,9 @@ def encode_sentences(tokenizer: Any, sentences: Sequence[Sequence[str]], max_seq
     """Word pieces of pre-tokenised sentences, cut at `max_seq_len` (tokens past it get -1)."""
     if not sentences:
         return []
-    encoding = tokenizer([list(tokens) for tokens in sentences], is_split_into_words=True, truncation=True, max_length=max_seq_len)
+    encoding = tokenizer(
+        [list(tokens) for tokens in sentences], is_split_into_words=True, truncation=True, max_length=max_seq_len
+    )
     encoded = []
     for number, tokens in enumerate(sentences):
         first: dict[int, int] = {}
@@ -73,7 +75,9 @@ def encode_sentences(tokenizer: Any, sentences: Sequence[Sequence[str]], max_seq
                 first.setdefault(word, position)
                 end[word] = position + 1
         words = range(len(tokens))
-        encoded.append(EncodedSentence(encoding["input_ids"][number], [first.get(w, -1) for w in words], [end.get(w, -1) for w in words]))
+        encoded.append(
+            EncodedSentence(encoding["input_ids"][number], [first.get(w, -1) for w in words], [end.get(w, -1) for w in words])
+        )
     return encoded
 
 
@@ -98,7 +102,9 @@ class Row:
     predicates: list[PredicateTarget] = field(default_factory=list)
 
 
-def sentence_row(encoded: EncodedSentence, detection: Sequence[int] | None = None, predicates: Sequence[PredicateTarget] = ()) -> Row:
+def sentence_row(
+    encoded: EncodedSentence, detection: Sequence[int] | None = None, predicates: Sequence[PredicateTarget] = ()
+) -> Row:
     """The sentence as is: detection labels and, in sentence mode, all its predicates."""
     labels = None if detection is None else list(detection)
     return Row(list(encoded.input_ids), [0] * len(encoded.input_ids), encoded.word_pieces, labels, list(predicates))
@@ -165,10 +171,10 @@ def make_batch(rows: Sequence[Row], pad_id: int = 0) -> Batch:
         bio[position] = torch.where(word_mask[number], BIO_O, IGNORE)
         for (start, end), template in zip(target.spans, target.templates, strict=True):
             bio[position, start] = BIO_B
-            bio[position, start + 1: end] = BIO_I
+            bio[position, start + 1 : end] = BIO_I
             spans.append((position, start, end, template))
         bio[position] = torch.where(word_mask[number], bio[position], IGNORE)  # a word without pieces has no state
-    span_columns = list(zip(*spans)) if spans else [(), (), (), ()]
+    span_columns = list(zip(*spans, strict=True)) if spans else [(), (), (), ()]
     return Batch(
         input_ids=input_ids,
         attention_mask=attention_mask,
@@ -238,7 +244,13 @@ class QASemNetwork(nn.Module):
         return self.context_norm(self.context(mixed, src_key_padding_mask=padding))
 
     def template_logits(
-        self, states: torch.Tensor, words: torch.Tensor, batch: Batch, span_pred: torch.Tensor, start: torch.Tensor, end: torch.Tensor
+        self,
+        states: torch.Tensor,
+        words: torch.Tensor,
+        batch: Batch,
+        span_pred: torch.Tensor,
+        start: torch.Tensor,
+        end: torch.Tensor,
     ) -> torch.Tensor:
         """(S, n_templates) for spans [start, end) of predicates `span_pred` (rows of `states`)."""
         span_states = states[span_pred]

@@ -34,15 +34,14 @@ from spacy.tokens import Doc
 
 from factlab.errors import DataError, FactlabError
 from factlab.io import atomic_path, write_json
-from factlab.runtime import load_encoder, load_tokenizer, select_device
 from factlab.models.qasem.analysis import analyse, is_content_word, is_noun_candidate, noun_verb_form, token_verb_lemma
 from factlab.models.qasem.copular import copular_qas
 from factlab.models.qasem.decoding import SpanDecoding, TaggedPredicate, decode_spans
 from factlab.models.qasem.model import (
     BIO_O,
-    Batch,
     KIND_NOMINAL,
     KIND_VERBAL,
+    Batch,
     EncodedSentence,
     NetworkConfig,
     PredicateTarget,
@@ -50,12 +49,13 @@ from factlab.models.qasem.model import (
     Row,
     argument_row,
     choose_templates,
-    sentence_row,
     encode_sentences,
     make_batch,
+    sentence_row,
 )
 from factlab.models.qasem.templates import TemplateVocabulary, render_question, semantic_role
 from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
+from factlab.runtime import load_encoder, load_tokenizer, select_device
 
 WEIGHTS_FILE = "model.safetensors"
 CONFIG_FILE = "config.json"
@@ -71,7 +71,11 @@ def checked_sentences(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
     for number, tokens in enumerate(sentences):
         token_list = [str(token) for token in tokens]
         if not token_list or any(not token or any(char.isspace() for char in token) for token in token_list):
-            raise DataError("a sentence must be a non-empty list of non-empty tokens without spaces", record=f"sentence {number}", field="tokens")
+            raise DataError(
+                "a sentence must be a non-empty list of non-empty tokens without spaces",
+                record=f"sentence {number}",
+                field="tokens",
+            )
         token_lists.append(token_list)
     return token_lists
 
@@ -79,7 +83,7 @@ def checked_sentences(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
 def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     """Indices grouped into batches of similar length (less padding), in order of length."""
     order = sorted(range(len(lengths)), key=lambda index: (lengths[index], index))
-    return [order[start: start + batch_size] for start in range(0, len(order), batch_size)]
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
 class FactlabQASemParser:
@@ -142,7 +146,9 @@ class FactlabQASemParser:
         with atomic_path(folder / WEIGHTS_FILE) as tmp:
             save_file(state, str(tmp))
         decoding = {name: self.decoding[kind].to_json() for name, kind in DECODING_KINDS.items()}
-        write_json({"network": self.network.config.to_json(), "decoding": decoding, "settings": dict(settings)}, folder / CONFIG_FILE)
+        write_json(
+            {"network": self.network.config.to_json(), "decoding": decoding, "settings": dict(settings)}, folder / CONFIG_FILE
+        )
         write_json(self.vocabulary.to_json(), folder / TEMPLATES_FILE)
         write_json(self.noun_verbs, folder / NOUN_VERBS_FILE)
 
@@ -173,7 +179,9 @@ class FactlabQASemParser:
                     found[row] = self.detected(labels[local], batch.word_mask[local].tolist(), docs[row])
         return found
 
-    def parse(self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None = None) -> list[SentenceParse]:
+    def parse(
+        self, sentences: Sequence[Sequence[str]], predicates: Sequence[Sequence[Predicate]] | None = None
+    ) -> list[SentenceParse]:
         """One SentenceParse per sentence; `predicates` per sentence, else detected."""
         token_lists, docs, content, encoded, kept = self.prepare(sentences, predicates)
         parses = [SentenceParse(tokens=tokens) for tokens in token_lists]
@@ -181,7 +189,7 @@ class FactlabQASemParser:
             self.network.eval()
             for items, batch in self.argument_batches(encoded, kept):
                 self.parse_batch(items, batch, parses, content)
-        for doc, parse in zip(docs, parses):
+        for doc, parse in zip(docs, parses, strict=True):
             parse.qas.sort(key=lambda qa: (qa.predicate.index, qa.answer_start))  # batches come in length order
             if self.copular:
                 extra = copular_qas(doc)
@@ -203,7 +211,7 @@ class FactlabQASemParser:
             self.network.eval()
             for items, batch in self.argument_batches(encoded, kept):
                 probabilities = self.word_probabilities(batch, [len(docs[sentence]) for sentence, _ in items])
-                for (sentence, predicate), word_probabilities in zip(items, probabilities):
+                for (sentence, predicate), word_probabilities in zip(items, probabilities, strict=True):
                     key = (sentence_ids[sentence], predicate.index)
                     tagged[self.kind(predicate)].append(TaggedPredicate(key, word_probabilities, content[sentence]))
         return tagged
@@ -221,7 +229,7 @@ class FactlabQASemParser:
         if predicates is None:
             chosen = self.detect_encoded(encoded, docs)
         else:
-            chosen = [[self.with_verb_form(p, doc) for p in given] for given, doc in zip(predicates, docs)]
+            chosen = [[self.with_verb_form(p, doc) for p in given] for given, doc in zip(predicates, docs, strict=True)]
         kept: list[list[Predicate]] = []
         for number, candidates in enumerate(chosen):
             self.counts["words_truncated"] += sum(piece < 0 for piece in encoded[number].word_pieces)
@@ -286,21 +294,30 @@ class FactlabQASemParser:
         states = self.network.argument_states(words, batch)
         probabilities = self.word_probabilities(batch, [len(parses[sentence].tokens) for sentence, _ in items], states)
         spans = []
-        for number, ((sentence, predicate), word_probabilities) in enumerate(zip(items, probabilities)):
+        for number, ((sentence, predicate), word_probabilities) in enumerate(zip(items, probabilities, strict=True)):
             decoding = self.decoding[self.kind(predicate)]
             spans.extend((number, start, end) for start, end in decode_spans(word_probabilities, content[sentence], decoding))
         if not spans:
             return
-        span_pred, starts, ends = (torch.tensor(column, device=self.device) for column in zip(*spans))
+        span_pred, starts, ends = (torch.tensor(column, device=self.device) for column in zip(*spans, strict=True))
         logits = self.network.template_logits(states, words, batch, span_pred, starts, ends)
         templates = choose_templates(logits, self.role_matrix).tolist()
-        for (number, start, end), template in zip(spans, templates):
+        for (number, start, end), template in zip(spans, templates, strict=True):
             sentence, predicate = items[number]
             slots = self.vocabulary.slots(template)
             tokens = parses[sentence].tokens
             question = render_question(slots, predicate.verb_form)
             parses[sentence].qas.append(
-                QAPair(predicate, question, " ".join(tokens[start:end]), start, end, slots=slots, role=semantic_role(slots), source="model")
+                QAPair(
+                    predicate,
+                    question,
+                    " ".join(tokens[start:end]),
+                    start,
+                    end,
+                    slots=slots,
+                    role=semantic_role(slots),
+                    source="model",
+                )
             )
             self.counts["qas"] += 1
 

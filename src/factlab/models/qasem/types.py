@@ -7,8 +7,9 @@ for labelled matching (see factlab.models.qasem.evaluation).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Protocol
 
 
 @dataclass(frozen=True)
