@@ -331,6 +331,12 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
                 str(out),
                 "--iou-threshold",
                 "0.3",
+                "--resamples",
+                "50",
+                "--confidence",
+                "0.95",
+                "--seed",
+                "1",
                 "--max-sentences",
                 "3",
                 "--batch-size",
@@ -371,6 +377,13 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert list(scores.columns) == SCORE_COLUMNS
     assert list(scores["dataset"]) == ["qasrl_gs_test", "qanom_test"]
     assert scores[SCORE_COLUMNS[1:5]].apply(lambda column: column.between(0, 1)).all().all()
+    # The bootstrap's full-data estimate sums per-sentence counts: it must equal the pooled score.
+    intervals = pd.read_csv(out / "bootstrap.csv").set_index(["dataset", "statistic"])
+    for row in scores.itertuples():
+        for statistic in ("unlabeled_f1", "labeled_f1"):
+            ci = intervals.loc[(row.dataset, statistic)]
+            assert ci["estimate"] == pytest.approx(getattr(row, statistic), abs=1e-12)
+            assert ci["low"] <= ci["estimate"] <= ci["high"] and ci["resamples"] == 50
     coverage = pd.read_csv(out / "consistency_coverage.csv")
     assert coverage["task"].iloc[-1] == "all" and coverage["coverage"].between(0, 1).all()
     assert coverage["n_gold_qas"].iloc[:-1].sum() == coverage["n_gold_qas"].iloc[-1]

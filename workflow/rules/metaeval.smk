@@ -220,6 +220,7 @@ rule evaluate_qasem_parser:
             category="qasem_parser",
         ),
         detection=f"{QASEM_EVAL_DIR}/predicate_detection.csv",
+        bootstrap=f"{QASEM_EVAL_DIR}/bootstrap.csv",
         coverage_qas=f"{QASEM_EVAL_DIR}/consistency_coverage_qas.parquet",
         predictions_qasrl=f"{QASEM_EVAL_DIR}/predictions_qasrl_gs_test.parquet",
         predictions_qanom=f"{QASEM_EVAL_DIR}/predictions_qanom_test.parquet",
@@ -237,13 +238,17 @@ rule evaluate_qasem_parser:
         model_dir=lambda wildcards, input: str(Path(input.weights).parent),
         out_dir=lambda wildcards, output: str(Path(output.scores).parent),
         iou=param("qasem.evaluate.iou_threshold"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
         batch_size=param("qasem.evaluate.batch_size"),
         max_sentences=param("qasem.evaluate.max_sentences"),
         device=param("qasem.device"),
     shell:
         "factlab metaeval qasem-parser --model-dir {params.model_dir} --qasrl-gs {input.qasrl_gs} --qanom {input.qanom} "
         "--consistency-responses {input.responses} --consistency-qas {input.qas} --out-dir {params.out_dir} "
-        "--iou-threshold {params.iou} --max-sentences {params.max_sentences} --batch-size {params.batch_size} "
+        "--iou-threshold {params.iou} --resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
+        "--max-sentences {params.max_sentences} --batch-size {params.batch_size} "
         "--threads {threads} --device {params.device} > {log} 2>&1"
 
 

@@ -2,7 +2,8 @@
 
 QA-SRL GS test and QANom test with gold predicates -> `scores.csv` (UA/LA as fractions 0-1),
 `predicate_detection.csv`, the predicted QAs, and coverage of the QASemConsistency gold QAs ->
-`consistency_coverage.csv`; `metrics.json` with the headline numbers. The paper table is rendered
+`consistency_coverage.csv`; sentence-bootstrap CIs of UA/LA-F1 and the share of resamples above the
+published T5-small parser -> `bootstrap.csv`; `metrics.json` with the headline numbers. The paper table is rendered
 from scores.csv and predicate_detection.csv by the paper stage.
 """
 
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from factlab.errors import FactlabError
@@ -23,6 +25,66 @@ from factlab.runtime import DEVICES, set_threads
 LOG = logging.getLogger(__name__)
 SCORE_COLUMNS = ["dataset", "unlabeled_precision", "unlabeled_recall", "unlabeled_f1", "labeled_f1", "n_gold", "n_pred"]
 TEST_SETS = (("qasrl_gs_test", "qasrl_gs", "test"), ("qanom_test", "qanom", "test"))
+# The T5-small QASem parser's UA-F1 (Klein et al., 2022), the published number to beat.
+PUBLISHED_T5_SMALL_UA_F1 = {"qasrl_gs_test": 0.686, "qanom_test": 0.592}
+COUNT_COLUMNS = ["n_gold", "n_pred", "matched", "matched_labeled"]
+
+
+def sentence_counts(predicted: Any, gold: Any, threshold: float) -> pd.DataFrame:
+    """Argument counts per sentence (rows: sentence_id + COUNT_COLUMNS): the bootstrap's unit."""
+    from factlab.models.qasem.evaluation import score_predicate
+
+    rows: dict[str, list[int]] = {}
+    for key, gold_arguments in gold.items():
+        counts = score_predicate(predicted.get(key, ()), gold_arguments, threshold)
+        row = rows.setdefault(key[0], [0, 0, 0, 0])
+        for i, value in enumerate((counts.n_gold, counts.n_pred, counts.matched, counts.matched_labeled)):
+            row[i] += value
+    return pd.DataFrame([[sentence, *row] for sentence, row in rows.items()], columns=["sentence_id", *COUNT_COLUMNS])
+
+
+def f1_of_sums(labeled: bool):
+    """UA-F1 (or LA-F1) of summed counts: the statistic a sentence bootstrap resamples."""
+    from factlab.models.qasem.evaluation import ArgumentCounts
+
+    def statistic(n_gold, n_pred, matched, matched_labeled) -> float:
+        counts = ArgumentCounts(int(n_gold.sum()), int(n_pred.sum()), int(matched.sum()), int(matched_labeled.sum()))
+        return counts.labeled_f1 if labeled else counts.unlabeled_f1
+
+    return statistic
+
+
+def bootstrap_rows(name: str, per_sentence: pd.DataFrame, resamples: int, confidence: float, seed: int) -> list[dict]:
+    """Sentence-bootstrap percentile CIs of UA-F1 and LA-F1; for UA-F1 also the share of resamples
+    above the published T5-small number (the evidence behind "above the published parser")."""
+    from factlab.metaeval.bootstrap import bootstrap_ci, bootstrap_distribution
+
+    arrays = [per_sentence[column].to_numpy() for column in COUNT_COLUMNS]
+    rows = []
+    for statistic_name, labeled in (("unlabeled_f1", False), ("labeled_f1", True)):
+        statistic = f1_of_sums(labeled)
+        ci = bootstrap_ci(statistic, *arrays, n_resamples=resamples, confidence=confidence, rng=np.random.default_rng(seed))
+        published = PUBLISHED_T5_SMALL_UA_F1.get(name) if not labeled else None
+        share_above = float("nan")
+        if published is not None:
+            values = bootstrap_distribution(statistic, *arrays, n_resamples=resamples, rng=np.random.default_rng(seed)).values
+            share_above = float(np.mean(values > published))
+        rows.append(
+            {
+                "dataset": name,
+                "statistic": statistic_name,
+                "estimate": ci.estimate,
+                "low": ci.low,
+                "high": ci.high,
+                "confidence": confidence,
+                "n_sentences": ci.n,
+                "resamples": resamples,
+                "seed": seed,
+                "published_t5_small": published if published is not None else float("nan"),
+                "share_above_published": share_above,
+            }
+        )
+    return rows
 
 
 def register(commands: Any) -> None:
@@ -34,6 +96,9 @@ def register(commands: Any) -> None:
     evaluate.add_argument("--consistency-qas", required=True, help="results/data/qasem_consistency_qas.parquet")
     evaluate.add_argument("--out-dir", required=True)
     evaluate.add_argument("--iou-threshold", type=float, required=True)
+    evaluate.add_argument("--resamples", type=int, required=True, help="sentence-bootstrap resamples")
+    evaluate.add_argument("--confidence", type=float, required=True)
+    evaluate.add_argument("--seed", type=int, required=True)
     evaluate.add_argument("--max-sentences", type=int, required=True, help="first n sentences per set (0 = all; smoke runs)")
     evaluate.add_argument("--batch-size", type=int, required=True)
     evaluate.add_argument("--threads", type=int, required=True)
@@ -46,8 +111,16 @@ def limited(sentences: list[Any], max_sentences: int) -> list[Any]:
 
 
 def run_evaluate(args: argparse.Namespace) -> None:
-    from factlab.models.qasem.benchmark import consistency_coverage, detection_scores, score_on_gold
+    from factlab.models.qasem.benchmark import (
+        consistency_coverage,
+        detection_scores,
+        gold_arguments,
+        gold_predicates,
+        predicted_arguments,
+        predictions_table,
+    )
     from factlab.models.qasem.data import count_arguments, gold_sentences
+    from factlab.models.qasem.evaluation import score_arguments
     from factlab.models.qasem.parser import FactlabQASemParser
 
     set_threads(args.threads)
@@ -56,14 +129,21 @@ def run_evaluate(args: argparse.Namespace) -> None:
     parser = FactlabQASemParser.load(args.model_dir, device=args.device, batch_size=args.batch_size, copular=False)
     tables = {"qasrl_gs": pd.read_parquet(args.qasrl_gs), "qanom": pd.read_parquet(args.qanom)}
     out = Path(args.out_dir)
-    rows, detection, metrics = [], [], {}
+    rows, detection, intervals, metrics = [], [], [], {}
     for name, source, split in TEST_SETS:
         sentences, gold_counts = gold_sentences(tables[source], source, split)
         sentences = limited(sentences, args.max_sentences)
         started = time.perf_counter()
         parser.reset_counts()
-        counts, predictions = score_on_gold(parser, sentences, args.iou_threshold)
+        # As benchmark.score_on_gold, keeping the per-sentence counts for the bootstrap.
+        parses = parser.parse([s.tokens for s in sentences], predicates=[gold_predicates(s) for s in sentences])
+        ids = [s.sentence_id for s in sentences]
+        predicted, gold = predicted_arguments(ids, parses), gold_arguments(sentences)
+        counts = score_arguments(predicted, gold, args.iou_threshold)
+        predictions = predictions_table(ids, parses)
         seconds = time.perf_counter() - started
+        per_sentence = sentence_counts(predicted, gold, args.iou_threshold)
+        intervals += bootstrap_rows(name, per_sentence, args.resamples, args.confidence, args.seed)
         rows.append({"dataset": name, **counts.as_row()})
         write_parquet(predictions, out / f"predictions_{name}.parquet")
         kind = "verbal" if source == "qasrl_gs" else "nominal"
@@ -80,6 +160,9 @@ def run_evaluate(args: argparse.Namespace) -> None:
         LOG.info("%s: %s (%.0fs)", name, counts.as_row(), seconds)
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     write_text(scores.to_csv(index=False), out / "scores.csv")
+    write_text(pd.DataFrame(intervals).to_csv(index=False), out / "bootstrap.csv")
+    for row in intervals:
+        metrics[row["dataset"]][f"{row['statistic']}_ci"] = [round(row["low"], 4), round(row["high"], 4)]
     detection_frame = pd.DataFrame(detection)
     write_text(detection_frame.to_csv(index=False), out / "predicate_detection.csv")
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.metaeval.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 
-PUBLISHED_T5_SMALL_UA_F1 = {"qasrl_gs_test": 0.686, "qanom_test": 0.592}
 TEST_SET_NAMES = {"qasrl_gs_test": "QA-SRL GS test (verbal)", "qanom_test": "QANom test (nominal)"}
 
 
