@@ -9,6 +9,11 @@ os.environ["FACTLAB_MIRROR_DIRS"] = os.pathsep.join(param("download.mirror_dirs"
 os.environ["FACTLAB_ALLOW_NETWORK"] = "yes" if param("download.allow_network") else "no"
 
 
+envvars:
+    "FACTLAB_MIRROR_DIRS",
+    "FACTLAB_ALLOW_NETWORK",
+
+
 rule download_dataset:
     input:
         manifest=MANIFEST,
