@@ -52,3 +52,15 @@ def test_no_threshold_policy_is_a_schema_error_not_an_argparse_failure():
     params["metaeval"]["threshold_policies"] = []
     with pytest.raises(jsonschema.ValidationError, match="should be non-empty|is too short"):
         jsonschema.validate(params, SCHEMA)
+
+
+def test_snakemake_names_an_unknown_benchmark_in_one_line(tmp_path):
+    bad = tmp_path / "unknown.yaml"
+    bad.write_text("data:\n  benchmarks: [frank, frnak]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=ROOT, capture_output=True, text=True
+    )
+    printed = result.stdout + result.stderr  # Snakemake prints parse errors on stdout
+    assert result.returncode != 0
+    assert "ConfigError" in printed and "data.benchmarks names unknown benchmarks: ['frnak']" in printed
+    assert "Traceback" not in printed

@@ -8,6 +8,7 @@ from snakemake.utils import validate
 from factlab.codedeps import command_code
 from factlab.data.registry import all_specs
 from factlab.download.manifest import load_manifest
+from factlab.errors import ConfigError
 
 # One environment for every rule: the pinned project environment (`--sdm conda` users).
 CONDA_ENV = "../../environment.yml"
@@ -37,7 +38,7 @@ SPECS = all_specs(CUSTOM_BENCHMARKS)
 SELECTED = param("data.benchmarks") or sorted(SPECS)
 _unknown = sorted(set(SELECTED) - set(SPECS))
 if _unknown:
-    raise ValueError(
+    raise ConfigError(
         f"params.yaml data.benchmarks names unknown benchmarks: {_unknown}"
     )
 BENCHMARKS = [name for name in SELECTED if SPECS[name].kind == "benchmark"]
@@ -48,7 +49,7 @@ _not_in_manifest = sorted(
     set(DOWNLOADS) - {entry.dataset for entry in load_manifest(MANIFEST)}
 )
 if _not_in_manifest:
-    raise ValueError(
+    raise ConfigError(
         f"{MANIFEST} lacks datasets read by the selected benchmarks: {_not_in_manifest}"
     )
 

@@ -15,7 +15,7 @@ PREPROCESS_BENCHMARKS = param("preprocess.benchmarks") or [
 ]
 _not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(BENCHMARKS))
 if _not_built:
-    raise ValueError(
+    raise ConfigError(
         f"params.yaml preprocess.benchmarks names benchmarks that data.benchmarks does not build: {_not_built}"
     )
 PREPROCESS_MAX_EXAMPLES = param("preprocess.max_examples") or "all"
