@@ -285,27 +285,14 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
         write_parquet(frame, paths[name])
     settings = json.dumps({"epochs": 1, "max_train_sentences": 6, "validation_sentences": 2, **TINY})
     model = tmp_path / "model"
-    assert (
-        main(
-            [
-                "train",
-                "qasem-parser",
-                "--qasrl-gs",
-                str(paths["qasrl_gs"]),
-                "--qanom",
-                str(paths["qanom"]),
-                "--out-dir",
-                str(model),
-                "--settings",
-                settings,
-                "--threads",
-                "1",
-                "--device",
-                "cpu",
-            ]
-        )
-        == 0
-    )
+
+    def train_command(out_dir: Path, settings: str) -> list[str]:
+        return [
+            "train", "qasem-parser", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
+            "--out-dir", str(out_dir), "--settings", settings, "--threads", "1", "--device", "cpu",
+        ]  # fmt: skip
+
+    assert main(train_command(model, settings)) == 0
     assert {"model.safetensors", "config.json", "templates.json", "noun_verbs.json", "training_log.json", "metrics.json"} <= {
         p.name for p in model.iterdir()
     }
@@ -391,24 +378,4 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert set(metrics) >= {"qasrl_gs_test", "qanom_test", "consistency_coverage"}
 
     # Unknown training settings are refused, not ignored.
-    assert (
-        main(
-            [
-                "train",
-                "qasem-parser",
-                "--qasrl-gs",
-                str(paths["qasrl_gs"]),
-                "--qanom",
-                str(paths["qanom"]),
-                "--out-dir",
-                str(tmp_path / "bad"),
-                "--settings",
-                '{"epoch": 1}',
-                "--threads",
-                "1",
-                "--device",
-                "cpu",
-            ]
-        )
-        == 1
-    )
+    assert main(train_command(tmp_path / "bad", '{"epoch": 1}')) == 1

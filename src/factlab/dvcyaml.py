@@ -79,36 +79,38 @@ def build_stages(workflow: Any) -> dict[str, Any]:
         if stage is not None:
             jobs_by_stage[stage].append(job)
     owner: dict[str, str] = {}  # output file -> stage
+    root_owner: dict[str, str] = {}  # output folder -> stage
     roots: dict[str, set[str]] = defaultdict(set)
     for stage, jobs in jobs_by_stage.items():
-        for job in jobs:
-            for path in job.output:
-                owner[str(path)] = stage
-                roots[stage].add(output_root(str(path)))
-    shared = {root for stage in roots for root in roots[stage] if sum(root in other for other in roots.values()) > 1}
-    if shared:
-        raise ValueError(f"output folders written by more than one stage: {sorted(shared)}")
+        for path in (str(path) for job in jobs for path in job.output):
+            owner[path] = stage
+            root = output_root(path)
+            if root_owner.setdefault(root, stage) != stage:
+                raise ValueError(f"output folder {root} is written by two stages: {root_owner[root]} and {stage}")
+            roots[stage].add(root)
 
     rule_files = {stage_of(rule): Path(rule.snakefile) for rule in workflow.rules if stage_of(rule) is not None}
+    deps: dict[str, set[str]] = {}
+    upstream: dict[str, set[str]] = {}
+    for stage, jobs in jobs_by_stage.items():
+        deps[stage], upstream[stage] = {str(rule_files[stage].relative_to(workflow.basedir))}, set()
+        for path in (str(path) for job in jobs for path in job.input):
+            producer = owner.get(path)
+            if producer is None:
+                deps[stage].add(path)
+            elif producer != stage:
+                deps[stage].add(output_root(path))
+                upstream[stage].add(producer)
+
     param_keys: dict[str, set[str]] = workflow.globals["PARAM_KEYS"]
     common_keys = param_keys.get(COMMON_RULE_FILE, set())
-    order = _stage_order(jobs_by_stage, owner)
     stages: dict[str, Any] = {}
-    for stage in order:
+    for stage in _stage_order(upstream):
         targets = sorted(
             rule.name
             for rule in workflow.rules
             if stage_of(rule) == stage and not rule.output and rule.shellcmd is None and rule.name != "all"
         )
-        deps: set[str] = {str(rule_files[stage].relative_to(workflow.basedir))}
-        for job in jobs_by_stage[stage]:
-            for path in map(str, job.input):
-                producer = owner.get(path)
-                if producer is None:
-                    deps.add(path)
-                elif producer != stage:
-                    deps.add(output_root(path))
-        keys = sorted(param_keys.get(f"{stage}.smk", set()) | common_keys)
         outs = []
         for root in sorted(roots[stage]):
             # paper/ is in git (readers open it from a clone): DVC tracks it without caching.
@@ -116,22 +118,16 @@ def build_stages(workflow: Any) -> dict[str, Any]:
             outs.append({root: settings})
         stages[stage] = {
             "cmd": "snakemake --cores all " + " ".join(targets),
-            "deps": sorted(deps),
-            "params": keys,
+            "deps": sorted(deps[stage]),
+            "params": sorted(param_keys.get(f"{stage}.smk", set()) | common_keys),
             "outs": outs,
         }
     return stages
 
 
-def _stage_order(jobs_by_stage: dict[str, list[Any]], owner: dict[str, str]) -> list[str]:
+def _stage_order(upstream: dict[str, set[str]]) -> list[str]:
     """Stages in dependency order (ties by name), so dvc.yaml reads as the pipeline does."""
-    needs: dict[str, set[str]] = {stage: set() for stage in jobs_by_stage}
-    for stage, jobs in jobs_by_stage.items():
-        for job in jobs:
-            for path in map(str, job.input):
-                producer = owner.get(path)
-                if producer is not None and producer != stage:
-                    needs[stage].add(producer)
+    needs = dict(upstream)
     ordered: list[str] = []
     while needs:
         ready = sorted(stage for stage, required in needs.items() if required <= set(ordered))

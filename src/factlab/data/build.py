@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from factlab.data.schema import validate_benchmark, validate_table
 from factlab.data.spec import BenchmarkSpec
 from factlab.download.manifest import RawFiles
 from factlab.errors import FactlabError
-from factlab.io import write_json, write_parquet
+from factlab.io import atomic_path, write_json, write_parquet
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +30,8 @@ def last_good_path(out_path: str | Path) -> Path:
 def keep_last_good(out_path: str | Path) -> Path:
     """Copy the freshly written `out_path` to its last-good place (replacing an older one atomically)."""
     kept = last_good_path(out_path)
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    staging = kept.with_name(f".{kept.name}.copy.tmp")
-    shutil.copyfile(out_path, staging)
-    os.replace(staging, kept)
+    with atomic_path(kept) as staging:
+        shutil.copyfile(out_path, staging)
     return kept
 
 

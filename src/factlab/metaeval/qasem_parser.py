@@ -31,24 +31,30 @@ COUNT_COLUMNS = ["n_gold", "n_pred", "matched", "matched_labeled"]
 
 
 def sentence_counts(predicted: Any, gold: Any, threshold: float) -> pd.DataFrame:
-    """Argument counts per sentence (rows: sentence_id + COUNT_COLUMNS): the bootstrap's unit."""
-    from factlab.models.qasem.evaluation import score_predicate
+    """Argument counts per sentence (rows: sentence_id + COUNT_COLUMNS): the bootstrap's unit. Summed,
+    they are evaluation.score_arguments' pooled counts (the same predicates, scored once)."""
+    from factlab.models.qasem.evaluation import ArgumentCounts, score_predicate
 
-    rows: dict[str, list[int]] = {}
+    by_sentence: dict[str, ArgumentCounts] = {}
     for key, gold_arguments in gold.items():
-        counts = score_predicate(predicted.get(key, ()), gold_arguments, threshold)
-        row = rows.setdefault(key[0], [0, 0, 0, 0])
-        for i, value in enumerate((counts.n_gold, counts.n_pred, counts.matched, counts.matched_labeled)):
-            row[i] += value
-    return pd.DataFrame([[sentence, *row] for sentence, row in rows.items()], columns=["sentence_id", *COUNT_COLUMNS])
+        scored = score_predicate(predicted.get(key, ()), gold_arguments, threshold)
+        by_sentence[key[0]] = by_sentence.get(key[0], ArgumentCounts()) + scored
+    rows = [[sentence, *(getattr(counts, column) for column in COUNT_COLUMNS)] for sentence, counts in by_sentence.items()]
+    return pd.DataFrame(rows, columns=["sentence_id", *COUNT_COLUMNS])
+
+
+def pooled(n_gold: Any, n_pred: Any, matched: Any, matched_labeled: Any) -> Any:
+    """The ArgumentCounts of sentences' count columns summed (UA/LA over all their predicates)."""
+    from factlab.models.qasem.evaluation import ArgumentCounts
+
+    return ArgumentCounts(int(n_gold.sum()), int(n_pred.sum()), int(matched.sum()), int(matched_labeled.sum()))
 
 
 def f1_of_sums(labeled: bool):
     """UA-F1 (or LA-F1) of summed counts: the statistic a sentence bootstrap resamples."""
-    from factlab.models.qasem.evaluation import ArgumentCounts
 
-    def statistic(n_gold, n_pred, matched, matched_labeled) -> float:
-        counts = ArgumentCounts(int(n_gold.sum()), int(n_pred.sum()), int(matched.sum()), int(matched_labeled.sum()))
+    def statistic(*columns: Any) -> float:
+        counts = pooled(*columns)
         return counts.labeled_f1 if labeled else counts.unlabeled_f1
 
     return statistic
@@ -57,31 +63,29 @@ def f1_of_sums(labeled: bool):
 def bootstrap_rows(name: str, per_sentence: pd.DataFrame, resamples: int, confidence: float, seed: int) -> list[dict]:
     """Sentence-bootstrap percentile CIs of UA-F1 and LA-F1; for UA-F1 also the share of resamples
     above the published T5-small number (the evidence behind "above the published parser")."""
-    from factlab.metaeval.bootstrap import bootstrap_ci, bootstrap_distribution
+    from factlab.metaeval.bootstrap import bootstrap_distribution, percentile_interval
 
     arrays = [per_sentence[column].to_numpy() for column in COUNT_COLUMNS]
     rows = []
     for statistic_name, labeled in (("unlabeled_f1", False), ("labeled_f1", True)):
         statistic = f1_of_sums(labeled)
-        ci = bootstrap_ci(statistic, *arrays, n_resamples=resamples, confidence=confidence, rng=np.random.default_rng(seed))
+        # One set of resamples serves the interval and the share above the published number.
+        values = bootstrap_distribution(statistic, *arrays, n_resamples=resamples, rng=np.random.default_rng(seed)).values
+        low, high = percentile_interval(values, confidence)
         published = PUBLISHED_T5_SMALL_UA_F1.get(name) if not labeled else None
-        share_above = float("nan")
-        if published is not None:
-            values = bootstrap_distribution(statistic, *arrays, n_resamples=resamples, rng=np.random.default_rng(seed)).values
-            share_above = float(np.mean(values > published))
         rows.append(
             {
                 "dataset": name,
                 "statistic": statistic_name,
-                "estimate": ci.estimate,
-                "low": ci.low,
-                "high": ci.high,
+                "estimate": statistic(*arrays),
+                "low": low,
+                "high": high,
                 "confidence": confidence,
-                "n_sentences": ci.n,
+                "n_sentences": len(per_sentence),
                 "resamples": resamples,
                 "seed": seed,
                 "published_t5_small": published if published is not None else float("nan"),
-                "share_above_published": share_above,
+                "share_above_published": float(np.mean(values > published)) if published is not None else float("nan"),
             }
         )
     return rows
@@ -120,7 +124,6 @@ def run_evaluate(args: argparse.Namespace) -> None:
         predictions_table,
     )
     from factlab.models.qasem.data import count_arguments, gold_sentences
-    from factlab.models.qasem.evaluation import score_arguments
     from factlab.models.qasem.parser import FactlabQASemParser
 
     set_threads(args.threads)
@@ -138,11 +141,10 @@ def run_evaluate(args: argparse.Namespace) -> None:
         # As benchmark.score_on_gold, keeping the per-sentence counts for the bootstrap.
         parses = parser.parse([s.tokens for s in sentences], predicates=[gold_predicates(s) for s in sentences])
         ids = [s.sentence_id for s in sentences]
-        predicted, gold = predicted_arguments(ids, parses), gold_arguments(sentences)
-        counts = score_arguments(predicted, gold, args.iou_threshold)
+        per_sentence = sentence_counts(predicted_arguments(ids, parses), gold_arguments(sentences), args.iou_threshold)
+        counts = pooled(*(per_sentence[column] for column in COUNT_COLUMNS))
         predictions = predictions_table(ids, parses)
         seconds = time.perf_counter() - started
-        per_sentence = sentence_counts(predicted, gold, args.iou_threshold)
         intervals += bootstrap_rows(name, per_sentence, args.resamples, args.confidence, args.seed)
         rows.append({"dataset": name, **counts.as_row()})
         write_parquet(predictions, out / f"predictions_{name}.parquet")
