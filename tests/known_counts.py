@@ -11,3 +11,17 @@ TRUE_COUNTS = {
     "qags_xsum": 239,
     "summeval": 1600,
 }
+
+# WiCE claims (entailment_retrieval/claim): per split, supported / partially_supported / not_supported.
+WICE_CLAIM_LABELS = {
+    "dev": {"supported": 115, "partially_supported": 191, "not_supported": 43},
+    "test": {"supported": 111, "partially_supported": 215, "not_supported": 32},
+}
+# WiCE token localisation (non_supported_tokens), train: subclaims, tokens, unsupported tokens.
+WICE_SUBCLAIMS_TRAIN = {"rows": 374, "tokens": 4801, "unsupported_tokens": 1320}
+# FactCG CG2C_doc.json: document–claim pairs, supported ones, documents.
+FACTCG_CG2C_DOC = {"pairs": 2068, "supported": 1034, "documents": 1656}
+# HaluEval QA: questions per file (the same in both), and how many hallucinated answers differ between the files.
+HALUEVAL_QA = {"questions": 500, "different_hallucinated": 487}
+# CLIMATE-FEVER: claims and claim–evidence pairs.
+CLIMATE_FEVER = {"claims": 1535, "pairs": 7675}

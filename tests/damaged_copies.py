@@ -1,0 +1,46 @@
+"""A real mirrored JSONL file with one record changed, pinned in a manifest of its own.
+
+The damaged copy gets its own sha256 in the returned RawFiles, so the adapter's own checks are
+what a test exercises (a file changed after its download is refused earlier: test_build_failures).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from factlab.download.manifest import RawFiles
+from factlab.io import sha256_file
+
+
+def damaged_copy(
+    raw: RawFiles,
+    tmp_path: Path,
+    dataset: str,
+    suffix: str,
+    line_no: int,
+    edit: Callable[[dict[str, Any]], None],
+    also: tuple[str, ...] = (),
+) -> tuple[RawFiles, Path]:
+    """RawFiles under `tmp_path` where line `line_no` of `suffix` went through `edit`; `also` are copied intact."""
+    pinned = list(raw.manifest)
+    damaged = None
+    for name in (suffix, *also):
+        entry = raw.entry(dataset, name)
+        target = tmp_path / entry.relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(raw.path(dataset, name), target)
+        if name == suffix:
+            lines = target.read_text(encoding="utf-8").split("\n")
+            record = json.loads(lines[line_no - 1])
+            edit(record)
+            lines[line_no - 1] = json.dumps(record, ensure_ascii=False)
+            target.write_text("\n".join(lines), encoding="utf-8")
+            pinned = [dataclasses.replace(e, sha256=sha256_file(target)) if e == entry else e for e in pinned]
+            damaged = target
+    assert damaged is not None
+    return RawFiles(tmp_path, pinned, per_dataset=False), damaged
