@@ -1,4 +1,4 @@
-# factlab: download -> data -> preprocess -> train -> (score) -> metaeval -> paper
+# factlab: download -> data -> preprocess -> train -> score -> metaeval -> paper
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -12,6 +12,7 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/score.smk"
 include: "workflow/rules/metaeval.smk"
 include: "workflow/rules/paper.smk"
 
@@ -23,5 +24,6 @@ rule all:
         rules.preprocess.input,
         rules.qas.input,
         rules.train.input,
+        rules.score.input,
         rules.metaeval.input,
         rules.paper.input,

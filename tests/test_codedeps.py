@@ -14,13 +14,16 @@ from factlab.codedeps import command_code, module_closure
 from factlab.metaeval.cli import COMMAND_MODULES as METAEVAL_COMMANDS
 from factlab.paper.cli import COMMAND_MODULES as PAPER_COMMANDS
 from factlab.preprocess.cli import COMMAND_MODULES as PREPROCESS_COMMANDS
+from factlab.score.cli import COMMAND_MODULES as SCORE_COMMANDS
+from factlab.train.cli import COMMAND_MODULES as TRAIN_COMMANDS
 
 FRANK = "src/factlab/metaeval/published/frank.py"
 COMMANDS = [
     ("download", None),
     ("data", None),
-    ("train", None),
+    *[("train", command) for command in TRAIN_COMMANDS],
     *[("preprocess", command) for command in PREPROCESS_COMMANDS],
+    *[("score", command) for command in SCORE_COMMANDS],
     *[("metaeval", command) for command in METAEVAL_COMMANDS],
     *[("paper", command) for command in PAPER_COMMANDS],
 ]
@@ -59,14 +62,17 @@ def test_frank_module_reaches_only_frank_commands() -> None:
     }
 
 
-def test_no_metaeval_or_paper_code_in_training_or_preprocessing() -> None:
+def test_no_upward_imports() -> None:
+    """No stage runs code of a later stage (train and preprocess run no scoring, metaeval or paper code)."""
     for stage, command in [
-        ("train", None),
+        *[("train", c) for c in TRAIN_COMMANDS],
         ("download", None),
         ("data", None),
         *[("preprocess", c) for c in PREPROCESS_COMMANDS],
+        *[("score", c) for c in SCORE_COMMANDS],
     ]:
-        upward = [path for path in command_code(stage, command) if "/metaeval/" in path or "/paper/" in path]
+        later = ("/metaeval/", "/paper/") if stage == "score" else ("/score/", "/metaeval/", "/paper/")
+        upward = [path for path in command_code(stage, command) if any(part in path for part in later)]
         assert not upward, (stage, command, upward)
 
 
@@ -81,6 +87,6 @@ def test_closure_includes_parent_packages_and_rejects_unknown_commands() -> None
         "src/factlab/errors.py",
         "src/factlab/models/__init__.py",
     ]
-    assert set(STAGES) == {"download", "data", "preprocess", "train", "metaeval", "paper"}
+    assert list(STAGES) == ["download", "data", "preprocess", "train", "score", "metaeval", "paper"]
     with pytest.raises(KeyError, match="no command"):
         command_code("metaeval", "frank-everything")

@@ -46,10 +46,11 @@ def test_rule_files_read_parameters_only_through_param():
 
 
 def test_stages_follow_the_pipeline(stages):
-    assert set(stages) == {"download", "data", "preprocess", "train", "metaeval", "paper"}
+    assert set(stages) == {"download", "data", "preprocess", "train", "score", "metaeval", "paper"}
     assert stages["preprocess"]["cmd"] == "snakemake --cores all preprocess qas"
     assert [next(iter(out)) for out in stages["paper"]["outs"]] == ["paper/figures", "paper/tables"]
     assert stages["train"]["outs"] == [{"results/models": {"persist": True}}]
+    assert stages["score"]["outs"] == [{"results/benchmarks": {"persist": True}}, {"results/score": {"persist": True}}]
 
 
 def test_params_are_the_keys_each_stage_reads(stages):
@@ -61,6 +62,8 @@ def test_params_are_the_keys_each_stage_reads(stages):
     assert "metaeval.frank.subsets" in stages["metaeval"]["params"] and "metaeval.frank.subsets" in stages["paper"]["params"]
     assert not any(key.startswith(("metaeval.", "preprocess.")) for key in stages["train"]["params"])
     assert "preprocess.scale.chunk_size" in stages["preprocess"]["params"]
+    assert "aligner.train" in stages["train"]["params"] and "aligner.train" not in stages["score"]["params"]
+    assert "score.alignscore.model" in stages["score"]["params"]
     for stage in stages.values():
         assert "data.benchmarks" in stage["params"]
 
@@ -71,7 +74,9 @@ def test_deps_are_the_code_each_stage_runs(stages):
     assert not any(dep.startswith("src/factlab/metaeval/") for dep in deps["train"] | deps["preprocess"])
     assert "src/factlab/train/qasem.py" in deps["train"] and "src/factlab/train/qasem.py" not in deps["preprocess"]
     assert {"results/data", "results/models"} <= deps["preprocess"]  # qas reads the trained parser
-    assert "results/metaeval" in deps["paper"] and "results/models" not in deps["paper"]
+    assert {"results/models", "results/preprocess"} <= deps["score"]  # the aligner and the sentences
+    assert "src/factlab/train/aligner.py" not in deps["score"] and "src/factlab/models/engine.py" in deps["score"]
+    assert "results/metaeval" in deps["paper"]  # (and results/models: the training-mixture table reads its report)
     for name, stage in stages.items():
         for dep in stage["deps"]:
             assert (ROOT / dep).exists() or dep.startswith("results/"), (name, dep)

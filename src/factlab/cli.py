@@ -15,7 +15,8 @@ STAGES = {
     "download": ("factlab.download.cli", "fetch and verify one manifest dataset"),
     "data": ("factlab.data.cli", "canonical benchmarks and their statistics"),
     "preprocess": ("factlab.preprocess.cli", "sentences, chunks, triples and QAs per benchmark"),
-    "train": ("factlab.train.cli", "train factlab's models (QASem parser)"),
+    "train": ("factlab.train.cli", "train factlab's models (QASem parser, alignment model)"),
+    "score": ("factlab.score.cli", "score benchmark outputs against their sources"),
     "metaeval": ("factlab.metaeval.cli", "meta-evaluation and published analyses"),
     "paper": ("factlab.paper.cli", "tables and figures of the paper"),
 }

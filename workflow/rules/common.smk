@@ -89,3 +89,12 @@ QASEM_MODEL = {
     "templates": f"{QASEM_MODEL_DIR}/templates.json",
     "noun_verbs": f"{QASEM_MODEL_DIR}/noun_verbs.json",
 }
+
+# factlab's alignment model: trained by train.smk, read by the score rules.
+ALIGNER_DATA_DIR = "results/models/aligner_data"
+ALIGNER_DIR = "results/models/aligner"
+ALIGNER_MODEL = {
+    "weights": f"{ALIGNER_DIR}/model.safetensors",
+    "config": f"{ALIGNER_DIR}/aligner.json",
+    "encoder_config": f"{ALIGNER_DIR}/encoder/config.json",
+}

@@ -4,6 +4,8 @@
 #                          (partial correlations, Williams tests, error-category ablation)
 #   screeneval_published/, true_published/, qasem_consistency/, agreement/: published analyses rebuilt
 #   qasem_parser/          factlab's QASem parser on QA-SRL GS test and QANom test, QASemConsistency coverage
+#   detection/, true/      factlab's scorers as detectors (AUC with CIs, ECE, balanced accuracy) on every scored
+#                          benchmark / on the TRUE sets; thresholds tuned on metaeval.detection.validation_benchmarks
 # Each rule's code input is the import closure of the command it runs (common.smk: code()).
 
 METAEVAL_DIR = "results/metaeval"
@@ -252,6 +254,53 @@ rule evaluate_qasem_parser:
         "--threads {threads} --device {params.device} > {log} 2>&1"
 
 
+DETECTION_VALIDATION = [
+    name
+    for name in param("metaeval.detection.validation_benchmarks")
+    if name in SCORE_BENCHMARKS
+]
+
+
+def detection_inputs(benchmarks):
+    names = sorted(set(benchmarks) | set(DETECTION_VALIDATION))
+    return {
+        "scores": expand(rules.score_alignscore.output.scores, benchmark=names),
+        "data": [f"results/data/{name}.parquet" for name in names],
+    }
+
+
+for _table, _benchmarks in (
+    ("detection", SCORE_BENCHMARKS),
+    ("true", [name for name in SCORE_BENCHMARKS if name.startswith("true_")]),
+):
+
+    rule:
+        name:
+            "evaluate_detection"
+            if _table == "detection"
+            else f"evaluate_{_table}_detection"
+        input:
+            **detection_inputs(_benchmarks),
+            code=code("metaeval", "detection"),
+        output:
+            auc=f"{METAEVAL_DIR}/{_table}/auc.csv",
+            report=f"{METAEVAL_DIR}/{_table}/thresholds.json",
+        log:
+            f"logs/metaeval/{_table}_detection.log",
+        conda:
+            CONDA_ENV
+        params:
+            validation=DETECTION_VALIDATION,
+            resamples=param("metaeval.bootstrap_resamples"),
+            confidence=param("metaeval.confidence"),
+            seed=param("metaeval.seed"),
+            ece_bins=param("metaeval.ece_bins"),
+        shell:
+            "factlab metaeval detection --scores {input.scores} --data {input.data} --validation {params.validation} "
+            "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
+            "--ece-bins {params.ece_bins} --out {output.auc} --report {output.report} > {log} 2>&1"
+
+
 rule metaeval:
     input:
         rules.correlate_frank_baselines.output,
@@ -263,3 +312,5 @@ rule metaeval:
         rules.summarise_qasem_consistency.output,
         rules.measure_annotator_agreement.output,
         rules.evaluate_qasem_parser.output,
+        rules.evaluate_detection.output,
+        rules.evaluate_true_detection.output,

@@ -204,6 +204,38 @@ rule tabulate_qasem_parser:
         "--iou-threshold {params.iou} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule tabulate_training_mixture:
+    input:
+        report=rules.build_training_mixture.output.report,
+        code=code("paper", "mixture-table"),
+    output:
+        md="paper/tables/training_mixture.md",
+        tex="paper/tables/training_mixture.tex",
+    log:
+        "logs/paper/tabulate_training_mixture.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper mixture-table --report {input.report} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_true_detection:
+    input:
+        auc=rules.evaluate_true_detection.output.auc,
+        published=rules.evaluate_true_published.output.detection,
+        code=code("paper", "true-detection-table"),
+    output:
+        md="paper/tables/true_detection.md",
+        tex="paper/tables/true_detection.tex",
+    log:
+        "logs/paper/tabulate_true_detection.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper true-detection-table --auc {input.auc} --published {input.published} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
 rule paper:
     input:
         rules.tabulate_datasets.output,
@@ -216,3 +248,5 @@ rule paper:
         rules.tabulate_qasem_consistency.output,
         rules.tabulate_agreement.output,
         rules.tabulate_qasem_parser.output,
+        rules.tabulate_training_mixture.output,
+        rules.tabulate_true_detection.output,

@@ -16,6 +16,7 @@ COMMAND_MODULES = {
     "qasem-consistency": "factlab.metaeval.published.qasem_consistency",
     "annotator-agreement": "factlab.metaeval.published.agreement",
     "qasem-parser": "factlab.metaeval.qasem_parser",
+    "detection": "factlab.metaeval.scorers",
 }
 
 

@@ -49,3 +49,18 @@ def qasem_parser(iou_threshold: float) -> str:
         f"precision, recall and F1 at token IOU $\\geq$ {iou_threshold:g} (UA; LA: the question's role matches "
         f"too), predicate detection F1, and the published T5-small QASem parser's UA-F1."
     )
+
+
+def aligner_mixture(ngram: int) -> str:
+    return (
+        "The alignment model's training mixture per origin (real corpora; synthetic FactCC- and FactEdit-style "
+        "errors made from the documents of the named corpus): pairs available, sampled, removed because they "
+        f"share a {ngram}-word run with any evaluated source or output, and the train / validation split "
+        "(validation: whole documents)."
+    )
+
+
+TRUE_DETECTION = (
+    "ROC AUC $\\times$ 100 of factlab's scorers on the TRUE sets (positive = consistent), with 95\\% "
+    "document-bootstrap intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released."
+)

@@ -17,6 +17,8 @@ COMMAND_MODULES = {
     "qasem-consistency-table": "factlab.paper.qasem_consistency",
     "agreement-table": "factlab.paper.agreement",
     "qasem-parser-table": "factlab.paper.qasem_parser",
+    "mixture-table": "factlab.paper.scorers",
+    "true-detection-table": "factlab.paper.scorers",
 }
 
 

@@ -30,11 +30,9 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import torch
 
@@ -67,9 +65,9 @@ from factlab.models.qasem.model import (
 from factlab.models.qasem.parser import FactlabQASemParser
 from factlab.models.qasem.templates import TemplateVocabulary
 from factlab.runtime import load_encoder, load_tokenizer, select_device
+from factlab.train.loop import bucketed_batches, linear_schedule, seed_everything
 
 LOG = logging.getLogger(__name__)
-BUCKET_BATCHES = 50  # batches per length bucket: sorted within a bucket, shuffled across
 
 
 @dataclass(frozen=True)
@@ -140,12 +138,6 @@ class TrainingData:
     verbal_validation: list[GoldSentence]  # verbal: held-out GS dev
     noun_verbs: dict[str, str]
     counts: dict[str, int]
-
-
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
 
 
 def sample(items: list[GoldSentence], n: int, rng: random.Random) -> list[GoldSentence]:
@@ -248,30 +240,6 @@ def training_targets(
                 target.templates.append(IGNORE if template is None else template)
         targets.append((target, predicate.verb_form or sentence.tokens[predicate.index].lower()))
     return targets
-
-
-def bucketed_batches(lengths: Sequence[int], batch_size: int, rng: random.Random) -> list[list[int]]:
-    """Shuffled batches of similar-length items: shuffle, sort within buckets, shuffle batches."""
-    order = list(range(len(lengths)))
-    rng.shuffle(order)
-    batches = []
-    bucket = batch_size * BUCKET_BATCHES
-    for start in range(0, len(order), bucket):
-        chunk = sorted(order[start : start + bucket], key=lambda index: lengths[index])
-        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
-    rng.shuffle(batches)
-    return batches
-
-
-def linear_schedule(total_steps: int, warmup_fraction: float) -> Callable[[int], float]:
-    warmup = max(1, math.ceil(total_steps * warmup_fraction))
-
-    def factor(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / warmup
-        return max(0.0, (total_steps - step) / max(1, total_steps - warmup))
-
-    return factor
 
 
 def optimizer_for(network: QASemNetwork, settings: TrainSettings) -> torch.optim.Optimizer:

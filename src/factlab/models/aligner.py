@@ -1,0 +1,227 @@
+"""The alignment model: an encoder read as a cross-encoder with AlignScore's three heads.
+
+AlignScore (Zha et al., 2023) puts three linear heads on one pooled encoding of `text_a [SEP]
+text_b`: 3-way (aligned / neutral / contradict), binary (aligned / not) and regression (STS-style
+relatedness in [0, 1]). They are trained jointly (factlab.train.aligner); at inference the
+support of `text_b` by `text_a` is P(aligned) of the 3-way head.
+
+Backbones: `minilm` is the packaged all-MiniLM-L6-v2 (offline, factlab.runtime); anything else is a
+hub id or a local folder that `transformers.AutoModel` reads (online users, or an offline copy of
+all-mpnet-base-v2 assembled from its PyPI parts). Pooling is the attention-masked mean of the last
+hidden states, the pooling these sentence encoders were pre-trained with.
+
+A trained aligner is a folder: `model.safetensors` (encoder + heads), `aligner.json` (factlab's
+config and the training settings) and `encoder/` (the encoder's config and tokenizer), so that
+loading it needs neither the hub nor the packaged weights.
+
+`HubNLIScorer` is the other `PairScorer`: any hub or local sequence classifier trained for NLI
+(e.g. a DeBERTa-MNLI checkpoint) whose entailment label is declared; support = P(entailment).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from factlab.errors import FactlabError
+from factlab.io import atomic_path, sha256_file, write_json
+from factlab.runtime import load_encoder, load_tokenizer, select_device
+
+PACKAGED_BACKBONE = "minilm"
+WEIGHTS_FILE = "model.safetensors"
+CONFIG_FILE = "aligner.json"
+ENCODER_DIR = "encoder"
+ALIGNED, NEUTRAL, CONTRADICT = 0, 1, 2  # the 3-way head's classes (AlignScore's order)
+HEADS = ("three_way", "binary", "regression")
+
+
+@dataclass(frozen=True)
+class AlignerConfig:
+    backbone: str = PACKAGED_BACKBONE  # minilm | hub id | local folder
+    encoder_layers: int = 0  # 0 = all; fewer = the first n layers (smoke, tests)
+    max_length: int = 512  # word pieces per pair; longer premises are cut (counted by the engine)
+    dropout: float = 0.1
+
+
+class PairScorer(Protocol):
+    """What the engine needs from a model: a tokenizer, a length cap, and support probabilities."""
+
+    tokenizer: Any
+    max_length: int
+    device: torch.device
+    identity: str  # names the weights: pairs scored by two scorers with the same identity are shared
+
+    def support(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
+    ) -> torch.Tensor: ...
+
+
+def load_backbone(backbone: str, *, pretrained: bool = True, layers: int = 0) -> tuple[nn.Module, Any]:
+    """(encoder without pooler, fast tokenizer) for a backbone name, hub id or folder."""
+    if backbone == PACKAGED_BACKBONE:
+        return load_encoder(pretrained=pretrained, layers=layers or None), load_tokenizer()
+    from transformers import AutoConfig, AutoTokenizer
+
+    try:
+        config = AutoConfig.from_pretrained(backbone)
+        tokenizer = AutoTokenizer.from_pretrained(backbone)
+        encoder = auto_encoder(config, backbone if pretrained else None)
+    except OSError as error:  # hub unreachable, no such folder
+        raise FactlabError(f"cannot load aligner backbone {backbone!r}: {error}".splitlines()[0]) from error
+    if layers:
+        truncate_layers(encoder, layers)
+    return encoder, tokenizer
+
+
+def auto_encoder(config: Any, weights_from: str | None = None) -> nn.Module:
+    """The bare encoder (no pooler: the heads pool) from a config, with weights when `weights_from` is given."""
+    from transformers import AutoModel
+
+    try:  # BERT-like models build a pooler unless told not to; others (DeBERTa) have no such argument
+        if weights_from is None:
+            return AutoModel.from_config(config, add_pooling_layer=False)
+        return AutoModel.from_pretrained(weights_from, config=config, add_pooling_layer=False)
+    except TypeError:
+        return AutoModel.from_config(config) if weights_from is None else AutoModel.from_pretrained(weights_from, config=config)
+
+
+def truncate_layers(encoder: nn.Module, layers: int) -> None:
+    stack = encoder.encoder.layer  # BERT, RoBERTa, MPNet, DeBERTa all keep their layers here
+    if not 1 <= layers <= len(stack):
+        raise FactlabError(f"encoder layers must be in 1..{len(stack)}, got {layers}")
+    encoder.encoder.layer = stack[:layers]
+    encoder.config.num_hidden_layers = layers
+
+
+class AlignerNetwork(nn.Module):
+    def __init__(self, encoder: nn.Module, config: AlignerConfig) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.config = config
+        hidden = encoder.config.hidden_size
+        self.dropout = nn.Dropout(config.dropout)
+        self.three_way = nn.Linear(hidden, 3)
+        self.binary = nn.Linear(hidden, 2)
+        self.regression = nn.Linear(hidden, 1)
+
+    def pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+        inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None:
+            inputs["token_type_ids"] = token_type_ids
+        hidden = self.encoder(**inputs).last_hidden_state
+        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None = None
+    ) -> dict[str, torch.Tensor]:
+        pooled = self.dropout(self.pooled(input_ids, attention_mask, token_type_ids))
+        return {
+            "three_way": self.three_way(pooled),
+            "binary": self.binary(pooled),
+            "regression": self.regression(pooled).squeeze(-1),
+        }
+
+
+def new_network(config: AlignerConfig) -> tuple[AlignerNetwork, Any]:
+    encoder, tokenizer = load_backbone(config.backbone, pretrained=True, layers=config.encoder_layers)
+    return AlignerNetwork(encoder, config), tokenizer
+
+
+def uses_token_types(tokenizer: Any) -> bool:
+    return "token_type_ids" in tokenizer.model_input_names
+
+
+class AlignerScorer:
+    """A trained aligner as a `PairScorer`: support = P(aligned) of the 3-way head."""
+
+    def __init__(self, network: AlignerNetwork, tokenizer: Any, device: str = "auto", identity: str = "") -> None:
+        self.device = select_device(device)
+        self.network = network.to(self.device).eval()
+        self.tokenizer = tokenizer
+        self.max_length = network.config.max_length
+        self.identity = identity or f"untrained:{network.config.backbone}"
+        self.token_types = uses_token_types(tokenizer)
+
+    def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+        logits = self.network(input_ids, attention_mask, token_type_ids if self.token_types else None)["three_way"]
+        return torch.softmax(logits.float(), dim=-1)[:, ALIGNED]
+
+    @classmethod
+    def load(cls, model_dir: str | Path, device: str = "auto") -> AlignerScorer:
+        network, tokenizer = load_aligner(model_dir)
+        return cls(network, tokenizer, device=device, identity=f"aligner:{sha256_file(Path(model_dir) / WEIGHTS_FILE)}")
+
+
+def save_aligner(network: AlignerNetwork, tokenizer: Any, model_dir: str | Path, settings: dict[str, Any]) -> None:
+    folder = Path(model_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {name: tensor.detach().cpu().contiguous() for name, tensor in network.state_dict().items()}
+    with atomic_path(folder / WEIGHTS_FILE) as tmp:
+        save_file(state, str(tmp))
+    encoder_dir = folder / ENCODER_DIR
+    network.encoder.config.save_pretrained(encoder_dir)
+    tokenizer.save_pretrained(encoder_dir)
+    write_json({"aligner": asdict(network.config), "settings": settings}, folder / CONFIG_FILE)
+
+
+def load_aligner(model_dir: str | Path) -> tuple[AlignerNetwork, Any]:
+    from transformers import AutoConfig, AutoTokenizer
+
+    folder = Path(model_dir)
+    missing = [name for name in (WEIGHTS_FILE, CONFIG_FILE, ENCODER_DIR) if not (folder / name).exists()]
+    if missing:
+        raise FactlabError(f"{folder} is not a trained aligner: it lacks {missing}")
+    os.environ["HF_HUB_OFFLINE"] = "1"  # everything is in the folder
+    config = AlignerConfig(**json.loads((folder / CONFIG_FILE).read_text())["aligner"])
+    encoder_config = AutoConfig.from_pretrained(folder / ENCODER_DIR)
+    encoder = auto_encoder(copy.deepcopy(encoder_config))
+    network = AlignerNetwork(encoder, config)
+    network.load_state_dict(load_file(str(folder / WEIGHTS_FILE)))
+    return network.eval(), AutoTokenizer.from_pretrained(folder / ENCODER_DIR)
+
+
+class HubNLIScorer:
+    """Any sequence classifier trained for NLI, from the hub or a folder: support = P(`entailment_label`)."""
+
+    def __init__(self, model_name_or_path: str, entailment_label: str, device: str = "auto", max_length: int = 512) -> None:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model_name_or_path)
+            model = AutoModelForSequenceClassification.from_pretrained(model_name_or_path)
+        except OSError as error:
+            raise FactlabError(f"cannot load NLI model {model_name_or_path!r}: {error}".splitlines()[0]) from error
+        labels = {str(name).lower(): int(index) for name, index in model.config.label2id.items()}
+        if entailment_label.lower() not in labels:
+            raise FactlabError(
+                f"NLI model {model_name_or_path!r} has no label {entailment_label!r}; its labels: {sorted(model.config.label2id)}"
+            )
+        self.entailment_index = labels[entailment_label.lower()]
+        self.device = select_device(device)
+        self.model = model.to(self.device).eval()
+        self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
+        self.identity = f"hub_nli:{model_name_or_path}:{entailment_label}"
+        self.token_types = uses_token_types(self.tokenizer)
+
+    def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+        inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if self.token_types and token_type_ids is not None:
+            inputs["token_type_ids"] = token_type_ids
+        logits = self.model(**inputs).logits
+        return torch.softmax(logits.float(), dim=-1)[:, self.entailment_index]
+
+
+def load_pair_scorer(model: str, *, device: str = "auto", entailment_label: str = "entailment") -> PairScorer:
+    """`model`: a trained aligner folder (has aligner.json), else a hub id / folder of an NLI classifier."""
+    if (Path(model) / CONFIG_FILE).is_file():
+        return AlignerScorer.load(model, device=device)
+    return HubNLIScorer(model, entailment_label, device=device)

@@ -1,0 +1,16 @@
+"""`factlab score …`: factlab's scorers on a preprocessed benchmark (results/score/<benchmark>/<scorer>.parquet)."""
+
+from __future__ import annotations
+
+import argparse
+
+from factlab.commands import register_commands
+
+COMMAND_MODULES = {
+    "alignscore": "factlab.score.commands",
+    "throughput": "factlab.score.throughput",
+}
+
+
+def register(parser: argparse.ArgumentParser, command: str | None = None) -> None:
+    register_commands(parser, COMMAND_MODULES, command)

@@ -1,0 +1,79 @@
+"""`factlab score alignscore`: AlignScore of one benchmark with the trained aligner (or a hub NLI model).
+
+Reads the benchmark and its preprocessed sentences (the same examples the preprocess stage kept:
+`--max-examples`), writes `alignscore.parquet` (example_id, score, per-sentence detail) and a
+report (engine counts: pairs, duplicates, batches, padding, premise cuts; seconds, pairs/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import pandas as pd
+
+from factlab.commands import positive_int, write_report
+from factlab.io import write_parquet
+from factlab.runtime import DEVICES, set_threads
+
+
+def register(commands: Any) -> None:
+    from factlab.models.engine import PRECISIONS
+    from factlab.score.alignscore import AGGREGATIONS
+
+    alignscore = commands.add_parser("alignscore", help="AlignScore of every example of a benchmark")
+    alignscore.add_argument("--benchmark", required=True)
+    alignscore.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
+    alignscore.add_argument("--sentences", required=True, help="results/preprocess/<benchmark>/sentences.parquet")
+    alignscore.add_argument("--max-examples", required=True, help="'all' or N: the examples preprocess kept")
+    alignscore.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
+    alignscore.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
+    alignscore.add_argument("--words-per-chunk", type=positive_int, required=True)
+    alignscore.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    alignscore.add_argument("--aggregation", choices=AGGREGATIONS, required=True)
+    alignscore.add_argument("--token-budget", type=positive_int, required=True)
+    alignscore.add_argument("--max-batch-pairs", type=positive_int, required=True)
+    alignscore.add_argument("--precision", choices=PRECISIONS, required=True)
+    alignscore.add_argument("--threads", type=int, required=True)
+    alignscore.add_argument("--device", choices=DEVICES, required=True)
+    alignscore.add_argument("--out", required=True)
+    alignscore.add_argument("--report", required=True)
+    alignscore.set_defaults(func=run_alignscore)
+
+
+def max_examples(value: str) -> int | None:
+    return None if value == "all" else int(value)
+
+
+def run_alignscore(args: argparse.Namespace) -> None:
+    from factlab.models.aligner import load_pair_scorer
+    from factlab.models.engine import EngineSettings
+    from factlab.preprocess.benchmark import select_examples
+    from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+
+    set_threads(args.threads)
+    started = time.perf_counter()
+    examples = select_examples(pd.read_parquet(args.data), args.benchmark, max_examples(args.max_examples))
+    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
+    settings = AlignScoreSettings(args.words_per_chunk, args.chunk_policy, args.aggregation)
+    engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision)
+    load_seconds = time.perf_counter() - started
+    scores, counts = score_benchmark(examples, pd.read_parquet(args.sentences), scorer, settings, engine)
+    seconds = time.perf_counter() - started - load_seconds
+    write_parquet(scores, args.out)
+    report = {
+        "benchmark": args.benchmark,
+        "model": scorer.identity,
+        "device": str(scorer.device),
+        "settings": {
+            "words_per_chunk": settings.words_per_chunk,
+            "chunk_policy": settings.chunk_policy,
+            "aggregation": settings.aggregation,
+        },
+        **counts,
+        "load_seconds": round(load_seconds, 2),
+        "score_seconds": round(seconds, 2),
+        "pairs_per_s": round(counts["distinct_pairs_scored"] / seconds, 1) if seconds > 0 else None,
+    }
+    write_report(report, args.report)

@@ -1,0 +1,140 @@
+"""`factlab score throughput`: the engine against AlignScore's reference inference loop, same weights, same pairs.
+
+The sample: the first `--pairs-per-benchmark` AlignScore pairs (chunk, output sentence) of each
+given benchmark, in a fixed order (real pairs across all benchmarks). The reference loop scores
+each pair alone, padded to 512 word pieces (factlab.models.engine.reference_scores, a faithful
+reproduction of AlignScore's `inference.py` loop); the engine scores them all in one call. Both run
+once, on the same machine, in the same process. GFLOP/s counts the encoder's matrix products on the
+tokens the engine actually computed (padding included), and the GEMM peak is a square fp32 torch
+matmul timed in the same run, so the share of the machine's peak the engine reaches is measured,
+not assumed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from factlab.commands import positive_int, write_report
+from factlab.runtime import DEVICES, set_threads
+
+
+def register(commands: Any) -> None:
+    throughput = commands.add_parser("throughput", help="engine vs AlignScore's reference loop on a fixed sample of real pairs")
+    throughput.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet")
+    throughput.add_argument(
+        "--sentences", nargs="+", required=True, help="results/preprocess/<benchmark>/sentences.parquet, same order"
+    )
+    throughput.add_argument("--model", required=True)
+    throughput.add_argument("--entailment-label", required=True)
+    throughput.add_argument("--pairs-per-benchmark", type=positive_int, required=True)
+    throughput.add_argument("--words-per-chunk", type=positive_int, required=True)
+    throughput.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    throughput.add_argument("--token-budget", type=positive_int, required=True)
+    throughput.add_argument("--max-batch-pairs", type=positive_int, required=True)
+    throughput.add_argument("--precision", required=True)
+    throughput.add_argument("--threads", type=int, required=True)
+    throughput.add_argument("--device", choices=DEVICES, required=True)
+    throughput.add_argument("--out", required=True)
+    throughput.set_defaults(func=run_throughput)
+
+
+def encoder_flops(config: Any, batches: list[tuple[int, int]]) -> float:
+    """Multiply-adds x 2 of a BERT-style encoder over (rows, width) batches: projections, feed-forward, attention."""
+    hidden, inner, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    total = 0.0
+    for rows, width in batches:
+        tokens = rows * width
+        dense = 2 * tokens * (4 * hidden * hidden + 2 * hidden * inner)  # Q, K, V, output; two feed-forward matrices
+        attention = 2 * 2 * rows * width * width * hidden  # QK^T and attention x V
+        total += layers * (dense + attention)
+    return total
+
+
+def gemm_peak_gflops(device: Any, size: int = 1024, repeats: int = 20) -> float:
+    import torch
+
+    a = torch.randn(size, size, device=device)
+    b = torch.randn(size, size, device=device)
+    for _ in range(3):
+        a @ b
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    started = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return 2 * size**3 * repeats / (time.perf_counter() - started) / 1e9
+
+
+def sample_pairs(data_paths: list[str], sentence_paths: list[str], per_benchmark: int, settings: Any) -> list[tuple[str, str]]:
+    from factlab.score.alignscore import alignscore_pairs
+
+    pairs: list[tuple[str, str]] = []
+    for data_path, sentences_path in zip(data_paths, sentence_paths, strict=True):
+        sentences = pd.read_parquet(sentences_path)
+        outputs = sentences.loc[sentences["side"] == "output", "example_id"].dropna().unique()
+        examples = pd.read_parquet(data_path, columns=["example_id", "doc_id"])
+        examples = examples[examples["example_id"].isin(outputs)].sort_values("example_id").head(per_benchmark)
+        pairs += alignscore_pairs(examples, sentences, settings).pairs[:per_benchmark]
+    return pairs
+
+
+def run_throughput(args: argparse.Namespace) -> None:
+    import torch
+
+    from factlab.models.aligner import load_pair_scorer
+    from factlab.models.engine import EngineSettings, encode_pairs, length_batches, reference_scores, score_pairs
+    from factlab.score.alignscore import AlignScoreSettings
+
+    set_threads(args.threads)
+    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
+    settings = AlignScoreSettings(args.words_per_chunk, args.chunk_policy)
+    pairs = list(dict.fromkeys(sample_pairs(args.data, args.sentences, args.pairs_per_benchmark, settings)))
+    engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision, progress=False)
+    score_pairs(scorer, pairs[:8], engine)  # warm-up (allocator, kernels) for both paths
+    reference_scores(scorer, pairs[:2])
+
+    started = time.perf_counter()
+    engine_result = score_pairs(scorer, pairs, engine)
+    engine_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    reference = reference_scores(scorer, pairs)
+    reference_seconds = time.perf_counter() - started
+
+    encoded = encode_pairs(scorer.tokenizer, pairs, scorer.max_length)
+    lengths = [len(item.input_ids) for item in encoded]
+    batches = [
+        (len(batch), max(lengths[i] for i in batch))
+        for batch in length_batches(lengths, engine.token_budget, engine.max_batch_pairs)
+    ]
+    config = getattr(getattr(scorer, "network", None), "encoder", getattr(scorer, "model", None)).config
+    flops = encoder_flops(config, batches)
+    report = {
+        "pairs": len(pairs),
+        "benchmarks": [Path(path).stem for path in args.data],
+        "mean_pair_tokens": float(np.mean(lengths)),
+        "engine_seconds": round(engine_seconds, 3),
+        "reference_seconds": round(reference_seconds, 3),
+        "engine_pairs_per_s": len(pairs) / engine_seconds,
+        "reference_pairs_per_s": len(pairs) / reference_seconds,
+        "speedup": reference_seconds / engine_seconds,
+        "max_abs_diff": float(np.max(np.abs(engine_result.scores - reference))),
+        "engine_gflops": flops / engine_seconds / 1e9,
+        "gemm_peak_gflops": gemm_peak_gflops(scorer.device),
+        "engine_padded_tokens": engine_result.counts["padded_tokens"],
+        "engine_tokens": engine_result.counts["tokens"],
+        "reference_padded_tokens": 512 * len(pairs),
+        "device": str(scorer.device),
+        "torch_threads": torch.get_num_threads(),
+        "model": scorer.identity,
+        "precision": args.precision,
+    }
+    report["engine_share_of_gemm_peak"] = report["engine_gflops"] / report["gemm_peak_gflops"]
+    write_report(report, args.out)

@@ -1,0 +1,258 @@
+"""Training the alignment model (factlab.models.aligner) on the training mixture (factlab.train.mixture).
+
+Each mixture row trains the heads its labels allow: `label_3way` the 3-way head (cross-entropy),
+`label_bin` the binary head, `score` the regression head (MSE of its sigmoid), as AlignScore does;
+rows of 3-way corpora train the binary head too (aligned vs not). Pairs are encoded by the scoring
+engine's own `encode_pairs` (premise cut first, every cut counted), batched by length (shuffled
+buckets), padded per batch. AdamW (AlignScore's eps and weight decay; the encoder and the freshly
+initialised heads get separate learning rates), linear warm-up and decay, gradient clipping, fixed
+seeds: deterministic on CPU for a fixed thread count.
+
+Validation (the mixture's `validation` split, never an evaluated benchmark) runs every
+`validate_every` steps and after each epoch: loss, 3-way accuracy, ROC AUC of P(aligned) against
+the binary label overall and on long premises (>= `long_premise_words` words) — the curve a
+model tuned only on short pairs would fail. The rows form `curves.csv` (`dvc plots`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.metrics import roc_auc_score
+from torch.nn import functional as F
+
+from factlab.errors import FactlabError
+from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network
+from factlab.models.engine import EncodedPair, EngineSettings, encode_pairs, pad_batch, score_pairs
+from factlab.runtime import select_device
+from factlab.train.loop import bucketed_batches, linear_schedule, seed_everything
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AlignerTrainSettings:
+    backbone: str = "minilm"  # minilm (packaged, offline) | hub id | local folder
+    encoder_layers: int = 0  # 0 = all
+    max_length: int = 512
+    epochs: int = 1
+    batch_pairs: int = 16
+    encoder_lr: float = 5e-5
+    head_lr: float = 5e-4
+    weight_decay: float = 0.1  # AlignScore
+    adam_eps: float = 1e-6  # AlignScore
+    warmup_fraction: float = 0.06
+    grad_clip: float = 1.0
+    seed: int = 2022
+    validate_every: int = 500  # steps between validation points on the curve
+    long_premise_words: int = 200
+    log_every: int = 50
+
+    def __post_init__(self) -> None:
+        positive = ("max_length", "epochs", "batch_pairs", "validate_every", "log_every", "long_premise_words")
+        bad = [name for name in positive if getattr(self, name) < 1]
+        bad += [
+            name for name in ("encoder_layers", "weight_decay", "grad_clip", "encoder_lr", "head_lr") if getattr(self, name) < 0
+        ]
+        if not 0 <= self.warmup_fraction < 1:
+            bad.append("warmup_fraction")
+        if bad:
+            raise FactlabError(f"invalid aligner training settings: {bad}")
+
+
+@dataclass
+class Targets:
+    three_way: torch.Tensor  # class or -100
+    binary: torch.Tensor  # class or -100
+    regression: torch.Tensor  # value or nan
+
+
+def row_targets(frame: pd.DataFrame) -> Targets:
+    three = frame["label_3way"].astype("Int64")
+    binary = frame["label_bin"].astype("Int64")
+    # 3-way rows train the binary head too: aligned (0) -> 1, neutral/contradiction -> 0.
+    binary = binary.where(binary.notna(), (three == 0).astype("Int64").where(three.notna()))
+    score = pd.to_numeric(frame["score"], errors="coerce").astype("float64")
+    return Targets(
+        torch.tensor(three.fillna(-100).to_numpy(dtype=np.int64)),
+        torch.tensor(binary.fillna(-100).to_numpy(dtype=np.int64)),
+        torch.tensor(score.fillna(np.nan).to_numpy(dtype=np.float32)),
+    )
+
+
+def batch_loss(outputs: dict[str, torch.Tensor], targets: Targets, rows: list[int]) -> tuple[torch.Tensor, dict[str, float]]:
+    index = torch.tensor(rows)
+    three, binary, regression = targets.three_way[index], targets.binary[index], targets.regression[index]
+    losses: dict[str, torch.Tensor] = {}
+    if (three >= 0).any():
+        losses["three_way"] = F.cross_entropy(outputs["three_way"], three, ignore_index=-100)
+    if (binary >= 0).any():
+        losses["binary"] = F.cross_entropy(outputs["binary"], binary, ignore_index=-100)
+    known = ~torch.isnan(regression)
+    if known.any():
+        losses["regression"] = F.mse_loss(torch.sigmoid(outputs["regression"][known]), regression[known])
+    total = sum(losses.values(), torch.zeros(()))
+    return total, {name: float(value.detach()) for name, value in losses.items()}
+
+
+def optimizer_for(network: AlignerNetwork, settings: AlignerTrainSettings) -> torch.optim.Optimizer:
+    groups: dict[tuple[bool, bool], list[torch.nn.Parameter]] = {}
+    for name, parameter in network.named_parameters():
+        if parameter.requires_grad:
+            no_decay = name.endswith("bias") or "norm" in name.lower()
+            groups.setdefault((name.startswith("encoder."), no_decay), []).append(parameter)
+    return torch.optim.AdamW(
+        [
+            {
+                "params": params,
+                "lr": settings.encoder_lr if is_encoder else settings.head_lr,
+                "weight_decay": 0.0 if no_decay else settings.weight_decay,
+            }
+            for (is_encoder, no_decay), params in sorted(groups.items())
+        ],
+        eps=settings.adam_eps,
+    )
+
+
+def validate(scorer: AlignerScorer, frame: pd.DataFrame, settings: AlignerTrainSettings) -> dict[str, float]:
+    """P(aligned) on the validation pairs: AUC against the binary label (all / long premises), 3-way accuracy."""
+    if frame.empty:
+        return {}
+    was_training = scorer.network.training
+    scorer.network.eval()
+    result = score_pairs(scorer, list(zip(frame["text_a"], frame["text_b"], strict=True)), EngineSettings(progress=False))
+    scorer.network.train(was_training)
+    targets = row_targets(frame)
+    labels = targets.binary.numpy()
+    known = labels >= 0
+    metrics: dict[str, float] = {"validation_pairs": float(len(frame))}
+    if known.any() and len(set(labels[known])) == 2:
+        metrics["validation_auc"] = float(roc_auc_score(labels[known], result.scores[known]))
+    long_premise = frame["text_a"].str.split().str.len().to_numpy() >= settings.long_premise_words
+    long_known = known & long_premise
+    if long_known.any() and len(set(labels[long_known])) == 2:
+        metrics["validation_auc_long"] = float(roc_auc_score(labels[long_known], result.scores[long_known]))
+        metrics["validation_pairs_long"] = float(long_known.sum())
+    three = targets.three_way.numpy()
+    if (three >= 0).any():
+        # P(aligned) alone cannot give the 3-way class: accuracy of "aligned iff P > 0.5" on 3-way rows
+        predicted_aligned = result.scores[three >= 0] > 0.5
+        metrics["validation_three_way_aligned_accuracy"] = float(np.mean(predicted_aligned == (three[three >= 0] == 0)))
+    return metrics
+
+
+def train_aligner(
+    mixture: pd.DataFrame, settings: AlignerTrainSettings, device: str = "auto"
+) -> tuple[AlignerNetwork, Any, dict[str, Any]]:
+    """Train on the `train` rows, validate on the `validation` rows; returns network, tokenizer and the log."""
+    seed_everything(settings.seed)
+    started = time.perf_counter()
+    rng = random.Random(settings.seed)
+    train = mixture[mixture["split"] == "train"].reset_index(drop=True)
+    validation = mixture[mixture["split"] == "validation"].reset_index(drop=True)
+    if train.empty:
+        raise FactlabError("the training mixture has no rows with split 'train'")
+    config = AlignerConfig(backbone=settings.backbone, encoder_layers=settings.encoder_layers, max_length=settings.max_length)
+    network, tokenizer = new_network(config)
+    target_device = select_device(device)
+    scorer = AlignerScorer(network, tokenizer, device=device)
+    network.train()
+    encoded: list[EncodedPair] = encode_pairs(
+        tokenizer, list(zip(train["text_a"], train["text_b"], strict=True)), settings.max_length
+    )
+    targets = row_targets(train)
+    counts = Counter(
+        train_pairs=len(train),
+        validation_pairs=len(validation),
+        train_pairs_premise_cut=sum(item.premise_cut > 0 for item in encoded),
+        train_pairs_hypothesis_cut=sum(item.hypothesis_cut > 0 for item in encoded),
+        train_tokens=sum(len(item.input_ids) for item in encoded),
+    )
+    optimizer = optimizer_for(network, settings)
+    steps_per_epoch = math.ceil(len(train) / settings.batch_pairs)
+    total_steps = steps_per_epoch * settings.epochs
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(total_steps, settings.warmup_fraction))
+    LOG.info(
+        "training the aligner on %d pairs (%d steps/epoch, %d epochs), device %s",
+        len(train),
+        steps_per_epoch,
+        settings.epochs,
+        target_device,
+    )
+    curve: list[dict[str, Any]] = []
+    epochs = []
+    step = 0
+    for epoch in range(1, settings.epochs + 1):
+        epoch_start = time.perf_counter()
+        totals: Counter[str] = Counter()
+        batches = bucketed_batches([len(item.input_ids) for item in encoded], settings.batch_pairs, rng)
+        for number, rows in enumerate(batches, start=1):
+            ids, mask, types = pad_batch([encoded[i] for i in rows], tokenizer.pad_token_id, target_device)
+            outputs = network(ids, mask, types if scorer.token_types else None)
+            loss, parts = batch_loss(
+                {k: v.cpu() for k, v in outputs.items()} if target_device.type != "cpu" else outputs, targets, rows
+            )
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for p in network.parameters() if p.requires_grad], settings.grad_clip)
+            optimizer.step()
+            scheduler.step()
+            step += 1
+            totals.update({"loss": float(loss.detach()), **parts})
+            if number % settings.log_every == 0 or number == len(batches):
+                LOG.info(
+                    "epoch %d step %d/%d loss %.4f (%.0fs)",
+                    epoch,
+                    number,
+                    len(batches),
+                    totals["loss"] / number,
+                    time.perf_counter() - epoch_start,
+                )
+            if step % settings.validate_every == 0 and number != len(batches):
+                point = {
+                    "epoch": epoch,
+                    "step": step,
+                    "train_loss": totals["loss"] / number,
+                    **validate(scorer, validation, settings),
+                }
+                LOG.info("validation at step %d: %s", step, {k: round(v, 4) for k, v in point.items() if isinstance(v, float)})
+                curve.append(point)
+        record = {
+            "epoch": epoch,
+            "step": step,
+            "train_loss": totals["loss"] / len(batches),
+            **{f"train_loss_{name}": value / len(batches) for name, value in totals.items() if name != "loss"},
+            "train_seconds": time.perf_counter() - epoch_start,
+        }
+        record.update(validate(scorer, validation, settings))
+        LOG.info("epoch %d: %s", epoch, {k: round(v, 4) if isinstance(v, float) else v for k, v in record.items()})
+        epochs.append(record)
+        curve.append(
+            {
+                key: record[key]
+                for key in record
+                if key == "epoch" or key == "step" or key == "train_loss" or key.startswith("validation_")
+            }
+        )
+    network.eval()
+    log = {
+        "settings": asdict(settings),
+        "epochs": epochs,
+        "curve": curve,
+        "counts": dict(counts),
+        "origins": train["origin"].value_counts().sort_index().to_dict(),
+        "device": str(target_device),
+        "torch_threads": torch.get_num_threads(),
+        "total_seconds": time.perf_counter() - started,
+        "trainable_parameters": sum(p.numel() for p in network.parameters() if p.requires_grad),
+    }
+    return network, tokenizer, log

@@ -1,0 +1,76 @@
+"""The alignment model's I/O: a trained folder round-trips; hub NLI classifiers load from a local folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import BertConfig, BertForSequenceClassification
+
+from factlab.errors import FactlabError
+from factlab.models.aligner import AlignerConfig, AlignerScorer, HubNLIScorer, load_pair_scorer, new_network, save_aligner
+from factlab.models.engine import EngineSettings, score_pairs
+from factlab.runtime import load_tokenizer
+
+PAIRS = [
+    ("A man is playing a guitar on stage.", "A man plays an instrument."),
+    ("The museum opened in 1998 in the old harbour.", "The museum opened in 2005."),
+]
+
+
+def test_saved_aligner_scores_the_same(tmp_path: Path) -> None:
+    torch.manual_seed(1)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=64))
+    before = score_pairs(AlignerScorer(network, tokenizer, device="cpu"), PAIRS, EngineSettings(progress=False)).scores
+    save_aligner(network, tokenizer, tmp_path / "aligner", {"seed": 1})
+    loaded = load_pair_scorer(str(tmp_path / "aligner"), device="cpu")
+    assert isinstance(loaded, AlignerScorer)
+    assert loaded.max_length == 64
+    assert len(loaded.network.encoder.encoder.layer) == 1
+    after = score_pairs(loaded, PAIRS, EngineSettings(progress=False)).scores
+    assert after.tolist() == pytest.approx(before.tolist(), abs=1e-7)
+    assert loaded.identity.startswith("aligner:")
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 1-layer BERT NLI classifier built from a config (what an online user's DeBERTa-MNLI stands for)."""
+    torch.manual_seed(2)
+    tokenizer = load_tokenizer()
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=3,
+        id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
+    )
+    folder = tmp_path_factory.mktemp("tiny_nli")
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_hub_nli_support_is_the_declared_label(tiny_nli: Path) -> None:
+    scorer = load_pair_scorer(str(tiny_nli), device="cpu", entailment_label="entailment")
+    assert isinstance(scorer, HubNLIScorer)
+    assert scorer.entailment_index == 2
+    scores = score_pairs(scorer, PAIRS, EngineSettings(progress=False)).scores
+    model = BertForSequenceClassification.from_pretrained(tiny_nli).eval()
+    for (premise, hypothesis), score in zip(PAIRS, scores, strict=True):
+        with torch.no_grad():
+            logits = model(**scorer.tokenizer(premise, hypothesis, return_tensors="pt")).logits
+        assert score == pytest.approx(float(torch.softmax(logits, -1)[0, 2]), abs=1e-6)
+
+
+def test_undeclared_entailment_label_is_an_error(tiny_nli: Path) -> None:
+    with pytest.raises(FactlabError, match="has no label 'entails'"):
+        HubNLIScorer(str(tiny_nli), "entails", device="cpu")
+
+
+def test_missing_model_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FactlabError, match="cannot load NLI model"):
+        load_pair_scorer(str(tmp_path / "nowhere"), device="cpu")

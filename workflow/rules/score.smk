@@ -1,0 +1,95 @@
+# Score: factlab's scorers on every preprocessed benchmark. Commands: `factlab score …` (src/factlab/score/).
+#   results/score/<benchmark>/alignscore.parquet        example_id, score, per-sentence detail (best chunk and its span)
+#   results/score/<benchmark>/reports/alignscore.json   engine counts (pairs, duplicates, padding, premise cuts), pairs/s
+#   results/benchmarks/scoring_throughput.json          the engine against AlignScore's reference loop (same weights, pairs)
+
+SCORE_DIR = "results/score/{benchmark}"
+# Empty `benchmarks` = every preprocessed benchmark.
+SCORE_BENCHMARKS = param("score.benchmarks") or PREPROCESS_BENCHMARKS
+_not_preprocessed = sorted(set(SCORE_BENCHMARKS) - set(PREPROCESS_BENCHMARKS))
+if _not_preprocessed:
+    raise ConfigError(
+        f"params.yaml score.benchmarks names benchmarks that preprocess.benchmarks does not preprocess: {_not_preprocessed}"
+    )
+ALIGNSCORE_MODEL = param("score.alignscore.model")
+ALL_CORES = 1024
+TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
+
+
+rule score_alignscore:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        code=code("score", "alignscore"),
+    output:
+        scores=f"{SCORE_DIR}/alignscore.parquet",
+        report=f"{SCORE_DIR}/reports/alignscore.json",
+    log:
+        "logs/score/{benchmark}/alignscore.log",
+    benchmark:
+        "benchmarks/score/alignscore/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+    params:
+        model=ALIGNER_DIR if TRAINED_ALIGNER else ALIGNSCORE_MODEL,
+        entailment_label=param("score.alignscore.entailment_label"),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
+        chunk_policy=param("preprocess.alignscore.policy"),
+        aggregation=param("score.alignscore.aggregation"),
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --model {params.model:q} --entailment-label {params.entailment_label:q} "
+        "--words-per-chunk {params.words_per_chunk} --chunk-policy {params.chunk_policy} --aggregation {params.aggregation} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
+rule benchmark_scoring_throughput:
+    input:
+        data=expand("results/data/{benchmark}.parquet", benchmark=SCORE_BENCHMARKS),
+        sentences=expand(
+            f"{PREPROCESS_DIR}/sentences.parquet", benchmark=SCORE_BENCHMARKS
+        ),
+        model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        code=code("score", "throughput"),
+    output:
+        "results/benchmarks/scoring_throughput.json",
+    log:
+        "logs/score/scoring_throughput.log",
+    conda:
+        CONDA_ENV
+    # Timings: alone on the machine (Snakemake caps a job's threads at --cores, so this takes them all).
+    threads: ALL_CORES
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+    params:
+        model=ALIGNER_DIR if TRAINED_ALIGNER else ALIGNSCORE_MODEL,
+        entailment_label=param("score.alignscore.entailment_label"),
+        pairs=param("score.throughput.pairs_per_benchmark"),
+        words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
+        chunk_policy=param("preprocess.alignscore.policy"),
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score throughput --data {input.data} --sentences {input.sentences} --model {params.model:q} "
+        "--entailment-label {params.entailment_label:q} --pairs-per-benchmark {params.pairs} "
+        "--words-per-chunk {params.words_per_chunk} --chunk-policy {params.chunk_policy} --token-budget {params.token_budget} "
+        "--max-batch-pairs {params.max_batch_pairs} --precision {params.precision} --threads {threads} "
+        "--device {params.device} --out {output} > {log} 2>&1"
+
+
+rule score:
+    input:
+        expand(rules.score_alignscore.output, benchmark=SCORE_BENCHMARKS),
+        rules.benchmark_scoring_throughput.output,
