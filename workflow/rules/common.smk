@@ -98,3 +98,25 @@ ALIGNER_MODEL = {
     "config": f"{ALIGNER_DIR}/aligner.json",
     "encoder_config": f"{ALIGNER_DIR}/encoder/config.json",
 }
+
+
+def aligner_model_argument(input, configured):
+    """The trained aligner's folder (from the input files), else the hub id / folder `configured` in params.yaml."""
+    return str(Path(input.model[0]).parent) if input.model else configured
+
+
+# Detection metaeval (metaeval.smk): the scored benchmarks and the validation sets that tune thresholds.
+def detection_validation(scored):
+    return [
+        name
+        for name in param("metaeval.detection.validation_benchmarks")
+        if name in scored
+    ]
+
+
+def detection_inputs(benchmarks, validation):
+    names = sorted(set(benchmarks) | set(validation))
+    return {
+        "scores": [f"results/score/{name}/alignscore.parquet" for name in names],
+        "data": [f"results/data/{name}.parquet" for name in names],
+    }

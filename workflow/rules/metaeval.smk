@@ -254,20 +254,7 @@ rule evaluate_qasem_parser:
         "--threads {threads} --device {params.device} > {log} 2>&1"
 
 
-DETECTION_VALIDATION = [
-    name
-    for name in param("metaeval.detection.validation_benchmarks")
-    if name in SCORE_BENCHMARKS
-]
-
-
-def detection_inputs(benchmarks):
-    names = sorted(set(benchmarks) | set(DETECTION_VALIDATION))
-    return {
-        "scores": expand(rules.score_alignscore.output.scores, benchmark=names),
-        "data": [f"results/data/{name}.parquet" for name in names],
-    }
-
+DETECTION_VALIDATION = detection_validation(SCORE_BENCHMARKS)
 
 for _table, _benchmarks in (
     ("detection", SCORE_BENCHMARKS),
@@ -280,7 +267,7 @@ for _table, _benchmarks in (
             if _table == "detection"
             else f"evaluate_{_table}_detection"
         input:
-            **detection_inputs(_benchmarks),
+            **detection_inputs(_benchmarks, DETECTION_VALIDATION),
             code=code("metaeval", "detection"),
         output:
             auc=f"{METAEVAL_DIR}/{_table}/auc.csv",

@@ -12,8 +12,8 @@ if _not_preprocessed:
         f"params.yaml score.benchmarks names benchmarks that preprocess.benchmarks does not preprocess: {_not_preprocessed}"
     )
 ALIGNSCORE_MODEL = param("score.alignscore.model")
-ALL_CORES = 1024
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
+ALL_CORES = 1024
 
 
 rule score_alignscore:
@@ -35,7 +35,7 @@ rule score_alignscore:
     resources:
         gpu=int(param("score.device") == "cuda"),
     params:
-        model=ALIGNER_DIR if TRAINED_ALIGNER else ALIGNSCORE_MODEL,
+        model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         max_examples=PREPROCESS_MAX_EXAMPLES,
         words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
@@ -72,7 +72,7 @@ rule benchmark_scoring_throughput:
     resources:
         gpu=int(param("score.device") == "cuda"),
     params:
-        model=ALIGNER_DIR if TRAINED_ALIGNER else ALIGNSCORE_MODEL,
+        model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         pairs=param("score.throughput.pairs_per_benchmark"),
         words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
