@@ -2,8 +2,8 @@
 
 - `qasem-parser`: the QASem parser (factlab.train.parser_command).
 - `aligner-mixture`, `leakage-check`, `aligner`: the alignment model's training mixture, the check
-  that no training pair shares an 8-word run with evaluated text, and its training
-  (factlab.train.aligner_commands).
+  that no training pair shares an 8-word run with evaluated text (factlab.train.mixture_commands), and its
+  training (factlab.train.aligner_commands).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from factlab.commands import register_commands
 
 COMMAND_MODULES = {
     "qasem-parser": "factlab.train.parser_command",
-    "aligner-mixture": "factlab.train.aligner_commands",
-    "leakage-check": "factlab.train.aligner_commands",
+    "aligner-mixture": "factlab.train.mixture_commands",
+    "leakage-check": "factlab.train.mixture_commands",
     "aligner": "factlab.train.aligner_commands",
 }
 
