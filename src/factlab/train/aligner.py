@@ -34,7 +34,7 @@ from factlab.errors import FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network
 from factlab.models.engine import EncodedPair, EngineSettings, encode_pairs, pad_batch, score_pairs
 from factlab.runtime import select_device
-from factlab.train.loop import bucketed_batches, linear_schedule, seed_everything
+from factlab.train.loop import bucketed_batches, linear_schedule, optimizer_for, seed_everything
 
 LOG = logging.getLogger(__name__)
 
@@ -104,25 +104,6 @@ def batch_loss(outputs: dict[str, torch.Tensor], targets: Targets, rows: list[in
     return total, {name: float(value.detach()) for name, value in losses.items()}
 
 
-def optimizer_for(network: AlignerNetwork, settings: AlignerTrainSettings) -> torch.optim.Optimizer:
-    groups: dict[tuple[bool, bool], list[torch.nn.Parameter]] = {}
-    for name, parameter in network.named_parameters():
-        if parameter.requires_grad:
-            no_decay = name.endswith("bias") or "norm" in name.lower()
-            groups.setdefault((name.startswith("encoder."), no_decay), []).append(parameter)
-    return torch.optim.AdamW(
-        [
-            {
-                "params": params,
-                "lr": settings.encoder_lr if is_encoder else settings.head_lr,
-                "weight_decay": 0.0 if no_decay else settings.weight_decay,
-            }
-            for (is_encoder, no_decay), params in sorted(groups.items())
-        ],
-        eps=settings.adam_eps,
-    )
-
-
 def validate(scorer: AlignerScorer, frame: pd.DataFrame, settings: AlignerTrainSettings) -> dict[str, float]:
     """P(aligned) on the validation pairs: AUC against the binary label (all / long premises), 3-way accuracy."""
     if frame.empty:
@@ -177,7 +158,7 @@ def train_aligner(
         train_pairs_hypothesis_cut=sum(item.hypothesis_cut > 0 for item in encoded),
         train_tokens=sum(len(item.input_ids) for item in encoded),
     )
-    optimizer = optimizer_for(network, settings)
+    optimizer = optimizer_for(network, settings.encoder_lr, settings.head_lr, settings.weight_decay, eps=settings.adam_eps)
     steps_per_epoch = math.ceil(len(train) / settings.batch_pairs)
     total_steps = steps_per_epoch * settings.epochs
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(total_steps, settings.warmup_fraction))

@@ -1,4 +1,4 @@
-"""What every training loop here shares: seeding, length-bucketed batches, the learning-rate schedule."""
+"""What every training loop here shares: seeding, length-bucketed batches, the optimiser and its schedule."""
 
 from __future__ import annotations
 
@@ -40,3 +40,26 @@ def linear_schedule(total_steps: int, warmup_fraction: float) -> Callable[[int],
         return max(0.0, (total_steps - step) / max(1, total_steps - warmup))
 
     return factor
+
+
+def optimizer_for(
+    network: torch.nn.Module, encoder_lr: float, head_lr: float, weight_decay: float, eps: float = 1e-8
+) -> torch.optim.Optimizer:
+    """AdamW with one learning rate for the pre-trained `encoder.*` and one for the new heads; no decay
+    on biases and norms. `eps` 1e-8 is AdamW's default."""
+    groups: dict[tuple[bool, bool], list[torch.nn.Parameter]] = {}
+    for name, parameter in network.named_parameters():
+        if parameter.requires_grad:
+            no_decay = name.endswith("bias") or "norm" in name.lower()
+            groups.setdefault((name.startswith("encoder."), no_decay), []).append(parameter)
+    return torch.optim.AdamW(
+        [
+            {
+                "params": params,
+                "lr": encoder_lr if is_encoder else head_lr,
+                "weight_decay": 0.0 if no_decay else weight_decay,
+            }
+            for (is_encoder, no_decay), params in sorted(groups.items())
+        ],
+        eps=eps,
+    )

@@ -65,7 +65,7 @@ from factlab.models.qasem.model import (
 from factlab.models.qasem.parser import FactlabQASemParser
 from factlab.models.qasem.templates import TemplateVocabulary
 from factlab.runtime import load_encoder, load_tokenizer, select_device
-from factlab.train.loop import bucketed_batches, linear_schedule, seed_everything
+from factlab.train.loop import bucketed_batches, linear_schedule, optimizer_for, seed_everything
 
 LOG = logging.getLogger(__name__)
 
@@ -242,24 +242,6 @@ def training_targets(
     return targets
 
 
-def optimizer_for(network: QASemNetwork, settings: TrainSettings) -> torch.optim.Optimizer:
-    groups: dict[tuple[bool, bool], list[torch.nn.Parameter]] = {}
-    for name, parameter in network.named_parameters():
-        if parameter.requires_grad:
-            no_decay = name.endswith("bias") or "norm" in name.lower()
-            groups.setdefault((name.startswith("encoder."), no_decay), []).append(parameter)
-    return torch.optim.AdamW(
-        [
-            {
-                "params": params,
-                "lr": settings.encoder_lr if is_encoder else settings.head_lr,
-                "weight_decay": 0.0 if no_decay else settings.weight_decay,
-            }
-            for (is_encoder, no_decay), params in sorted(groups.items())
-        ]
-    )
-
-
 def validate(parser: FactlabQASemParser, data: TrainingData) -> dict[str, float]:
     """UA/LA on each validation set (gold predicates): `validation_*` nominal, `verbal_validation_*`."""
     scores: dict[str, float] = {}
@@ -326,7 +308,7 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
     counts["words_truncated"] = sum(piece < 0 for item in encoded for piece in item.word_pieces)
     counts["sentences_truncated"] = sum(any(piece < 0 for piece in item.word_pieces) for item in encoded)
     target_device = select_device(device)
-    optimizer = optimizer_for(network, settings)
+    optimizer = optimizer_for(network, settings.encoder_lr, settings.head_lr, settings.weight_decay)
     steps_per_epoch = math.ceil((len(fixed_rows) + n_detection) / settings.batch_sentences)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, linear_schedule(steps_per_epoch * settings.epochs, settings.warmup_fraction)
