@@ -11,10 +11,14 @@ import importlib
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from factlab.errors import FactlabError
 from factlab.io import write_json
+
+Settings = TypeVar("Settings")
 
 LOGGER = logging.getLogger(__name__)
 
@@ -34,6 +38,28 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
     return number
+
+
+def max_examples(value: str) -> int | None:
+    """argparse type of --max-examples: 'all' (None) or a positive N (the first N example_ids)."""
+    return None if value == "all" else positive_int(value)
+
+
+def settings_from_mapping(values: Mapping[str, Any], cls: type[Settings], what: str) -> Settings:
+    """A settings dataclass from params.yaml values; an unknown key is an error naming the known ones."""
+    known = {field.name for field in fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise FactlabError(f"unknown {what} settings {unknown}; known: {sorted(known)}")
+    return cls(**values)
+
+
+def settings_from_json(text: str, cls: type[Settings], what: str) -> Settings:
+    """`settings_from_mapping` of a rule's --settings JSON object."""
+    values = json.loads(text)
+    if not isinstance(values, dict):
+        raise FactlabError("--settings must be a JSON object")
+    return settings_from_mapping(values, cls, what)
 
 
 def write_report(report: dict[str, Any], path: str | Path) -> None:

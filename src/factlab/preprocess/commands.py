@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import positive_int, write_report
+from factlab.commands import max_examples, positive_int, write_report
 from factlab.io import write_parquet
 from factlab.preprocess.benchmark import (
     ChunkSettings,
@@ -115,12 +115,8 @@ def run_report(args: argparse.Namespace) -> None:
 def _add_benchmark_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--benchmark", required=True, help="benchmark name (named in errors and reports)")
     command.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
-    command.add_argument("--max-examples", type=_max_examples, required=True, help="'all' or N: the first N example_ids")
+    command.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the first N example_ids")
 
 
 def _read_examples(args: argparse.Namespace) -> pd.DataFrame:
     return select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
-
-
-def _max_examples(value: str) -> int | None:
-    return None if value == "all" else positive_int(value)

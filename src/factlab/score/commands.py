@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import positive_int, write_report
+from factlab.commands import max_examples, positive_int, write_report
 from factlab.io import write_parquet
 from factlab.runtime import DEVICES, set_threads
 
@@ -26,7 +26,7 @@ def register(commands: Any) -> None:
     alignscore.add_argument("--benchmark", required=True)
     alignscore.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
     alignscore.add_argument("--sentences", required=True, help="results/preprocess/<benchmark>/sentences.parquet")
-    alignscore.add_argument("--max-examples", required=True, help="'all' or N: the examples preprocess kept")
+    alignscore.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
     alignscore.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
     alignscore.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
     alignscore.add_argument("--words-per-chunk", type=positive_int, required=True)
@@ -42,10 +42,6 @@ def register(commands: Any) -> None:
     alignscore.set_defaults(func=run_alignscore)
 
 
-def max_examples(value: str) -> int | None:
-    return None if value == "all" else int(value)
-
-
 def run_alignscore(args: argparse.Namespace) -> None:
     from factlab.models.aligner import load_pair_scorer
     from factlab.models.engine import EngineSettings
@@ -54,7 +50,7 @@ def run_alignscore(args: argparse.Namespace) -> None:
 
     set_threads(args.threads)
     started = time.perf_counter()
-    examples = select_examples(pd.read_parquet(args.data), args.benchmark, max_examples(args.max_examples))
+    examples = select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
     settings = AlignScoreSettings(args.words_per_chunk, args.chunk_policy, args.aggregation)
     engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision)

@@ -8,12 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from factlab.commands import settings_from_json
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_text
 from factlab.runtime import DEVICES, set_threads
@@ -32,28 +32,15 @@ def register(commands: Any) -> None:
     train.set_defaults(func=run_train)
 
 
-def train_settings(text: str) -> Any:
-    from factlab.train.aligner import AlignerTrainSettings
-
-    values = json.loads(text)
-    if not isinstance(values, dict):
-        raise FactlabError("--settings must be a JSON object")
-    known = {field.name for field in fields(AlignerTrainSettings)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise FactlabError(f"unknown aligner training settings {unknown}; known: {sorted(known)}")
-    return AlignerTrainSettings(**values)
-
-
 def run_train(args: argparse.Namespace) -> None:
     from factlab.models.aligner import save_aligner
-    from factlab.train.aligner import train_aligner
+    from factlab.train.aligner import AlignerTrainSettings, train_aligner
 
     leakage = json.loads(Path(args.leakage_report).read_text())
     if leakage.get("leaking_pairs") != 0:
         raise FactlabError(f"{args.leakage_report} does not record a passed leakage check")
     set_threads(args.threads)
-    settings = train_settings(args.settings)
+    settings = settings_from_json(args.settings, AlignerTrainSettings, "aligner training")
     mixture = pd.read_parquet(args.mixture)
     network, tokenizer, log = train_aligner(mixture, settings, device=args.device)
     out = Path(args.out_dir)

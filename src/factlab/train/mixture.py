@@ -20,12 +20,13 @@ from __future__ import annotations
 import logging
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from factlab.commands import settings_from_mapping
 from factlab.errors import FactlabError
 from factlab.train.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 
@@ -55,11 +56,7 @@ class MixtureSettings:
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> MixtureSettings:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise FactlabError(f"unknown mixture settings {unknown}; known: {sorted(known)}")
-        return cls(**values)
+        return settings_from_mapping(values, cls, "mixture")
 
 
 def rng_for(seed: int, name: str) -> np.random.Generator:

@@ -10,14 +10,13 @@ Benchmark names are the parquet file stems. Training itself: factlab.train.align
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from factlab.commands import write_report
+from factlab.commands import settings_from_json, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 
@@ -49,18 +48,11 @@ def read_named(paths: list[str]) -> dict[str, pd.DataFrame]:
     return frames
 
 
-def json_object(text: str, what: str) -> dict[str, Any]:
-    values = json.loads(text)
-    if not isinstance(values, dict):
-        raise FactlabError(f"{what} must be a JSON object")
-    return values
-
-
 def run_mixture(args: argparse.Namespace) -> None:
     from factlab.train.mixture import MixtureSettings, build_mixture
 
     started = time.perf_counter()
-    settings = MixtureSettings.from_mapping(json_object(args.settings, "--settings"))
+    settings = settings_from_json(args.settings, MixtureSettings, "mixture")
     mixture, report = build_mixture(read_named(args.training), read_named(args.evaluation), settings)
     report["seconds"] = round(time.perf_counter() - started, 1)
     write_parquet(mixture, args.out)

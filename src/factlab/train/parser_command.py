@@ -6,16 +6,14 @@ metrics). Its evaluation is a metaeval command (`factlab metaeval qasem-parser`)
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import time
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from factlab.errors import FactlabError
+from factlab.commands import settings_from_json
 from factlab.io import write_json
 from factlab.runtime import DEVICES, set_threads
 
@@ -33,24 +31,11 @@ def register(commands: Any) -> None:
     train.set_defaults(func=run_train)
 
 
-def train_settings(text: str) -> Any:
-    from factlab.train.qasem import TrainSettings
-
-    values = json.loads(text)
-    if not isinstance(values, dict):
-        raise FactlabError("--settings must be a JSON object")
-    known = {field.name for field in fields(TrainSettings)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise FactlabError(f"unknown QASem training settings {unknown}; known: {sorted(known)}")
-    return TrainSettings(**values)
-
-
 def run_train(args: argparse.Namespace) -> None:
-    from factlab.train.qasem import prepare_training, train_parser
+    from factlab.train.qasem import TrainSettings, prepare_training, train_parser
 
     set_threads(args.threads)
-    settings = train_settings(args.settings)
+    settings = settings_from_json(args.settings, TrainSettings, "QASem training")
     started = time.perf_counter()
     data = prepare_training(pd.read_parquet(args.qasrl_gs), pd.read_parquet(args.qanom), settings)
     parser, log = train_parser(data, settings, device=args.device)
