@@ -64,6 +64,7 @@ class EngineResult:
     premise_cut: np.ndarray  # word pieces cut from each pair's premise (0 = whole)
     hypothesis_cut: np.ndarray
     counts: dict[str, int] = field(default_factory=dict)
+    batch_shapes: list[tuple[int, int]] = field(default_factory=list)  # (rows, padded width) of each batch run
 
 
 def pair_key(identity: str, premise: str, hypothesis: str) -> str:
@@ -205,12 +206,12 @@ def score_pairs(
     encoded = encode_pairs(scorer.tokenizer, [todo[key] for key in todo_keys], scorer.max_length) if todo else []
     batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
     autocast = settings.precision == "bf16" and scorer.device.type == "cuda"
-    padded_tokens = 0
+    shapes: list[tuple[int, int]] = []
     with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             items = [encoded[index] for index in batch]
             ids, mask, types = pad_batch(items, scorer.tokenizer.pad_token_id, scorer.device)
-            padded_tokens += ids.numel()
+            shapes.append(tuple(ids.shape))
             support = scorer.support(ids, mask, types).float().cpu().numpy()
             for index, value in zip(batch, support, strict=True):
                 item = encoded[index]
@@ -226,7 +227,7 @@ def score_pairs(
         "pairs_from_cache_or_duplicates": len(pairs) - len(encoded),
         "batches": len(batches),
         "tokens": real_tokens,
-        "padded_tokens": padded_tokens,
+        "padded_tokens": sum(rows * width for rows, width in shapes),
         "pairs_premise_cut": int((premise_cut > 0).sum()),
         "pairs_hypothesis_cut": int((hypothesis_cut > 0).sum()),
         "premise_pieces_cut": int(premise_cut.sum()),
@@ -238,7 +239,7 @@ def score_pairs(
             counts["pairs_premise_cut"],
             scorer.max_length,
         )
-    return EngineResult(scores, premise_cut, hypothesis_cut, counts)
+    return EngineResult(scores, premise_cut, hypothesis_cut, counts, shapes)
 
 
 def reference_scores(scorer: PairScorer, pairs: Iterable[tuple[str, str]], pad_to: int = 512) -> np.ndarray:

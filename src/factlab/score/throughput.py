@@ -90,7 +90,7 @@ def run_throughput(args: argparse.Namespace) -> None:
     import torch
 
     from factlab.models.aligner import load_pair_scorer
-    from factlab.models.engine import EngineSettings, encode_pairs, length_batches, reference_scores, score_pairs
+    from factlab.models.engine import EngineSettings, reference_scores, score_pairs
     from factlab.score.alignscore import AlignScoreSettings
 
     set_threads(args.threads)
@@ -108,18 +108,12 @@ def run_throughput(args: argparse.Namespace) -> None:
     reference = reference_scores(scorer, pairs)
     reference_seconds = time.perf_counter() - started
 
-    encoded = encode_pairs(scorer.tokenizer, pairs, scorer.max_length)
-    lengths = [len(item.input_ids) for item in encoded]
-    batches = [
-        (len(batch), max(lengths[i] for i in batch))
-        for batch in length_batches(lengths, engine.token_budget, engine.max_batch_pairs)
-    ]
     config = getattr(getattr(scorer, "network", None), "encoder", getattr(scorer, "model", None)).config
-    flops = encoder_flops(config, batches)
+    flops = encoder_flops(config, engine_result.batch_shapes)
     report = {
         "pairs": len(pairs),
         "benchmarks": [Path(path).stem for path in args.data],
-        "mean_pair_tokens": float(np.mean(lengths)),
+        "mean_pair_tokens": engine_result.counts["tokens"] / len(pairs),
         "engine_seconds": round(engine_seconds, 3),
         "reference_seconds": round(reference_seconds, 3),
         "engine_pairs_per_s": len(pairs) / engine_seconds,
