@@ -1,4 +1,5 @@
-"""A real mirrored JSONL file with one record changed, pinned in a manifest of its own.
+"""Adapter-test helpers: a real mirrored JSONL file with one record changed, pinned in a manifest of
+its own; one row by example_id; the check that an adapter's error is one line naming file, record, field.
 
 The damaged copy gets its own sha256 in the returned RawFiles, so the adapter's own checks are
 what a test exercises (a file changed after its download is refused earlier: test_build_failures).
@@ -13,7 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+import pytest
+
 from factlab.download.manifest import RawFiles
+from factlab.errors import DataError
 from factlab.io import sha256_file
 
 
@@ -44,3 +49,15 @@ def damaged_copy(
             damaged = target
     assert damaged is not None
     return RawFiles(tmp_path, pinned, per_dataset=False), damaged
+
+
+def row(frame: pd.DataFrame, example_id: str) -> pd.Series:
+    match = frame.loc[frame["example_id"] == example_id]
+    assert len(match) == 1, example_id
+    return match.iloc[0]
+
+
+def assert_one_line(error: pytest.ExceptionInfo[DataError], path: Path, record: str, field: str) -> None:
+    assert error.value.file == str(path) and error.value.record == record and error.value.field == field
+    message = str(error.value)
+    assert "\n" not in message and str(path) in message and record in message and field in message

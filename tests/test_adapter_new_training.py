@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from damaged_copies import damaged_copy
+from damaged_copies import assert_one_line, damaged_copy, row
 from known_counts import CLIMATE_FEVER, FACTCG_CG2C_DOC, HALUEVAL_QA
 
 from factlab.data.adapters.climate_fever import adapt_climate_fever
@@ -49,18 +49,6 @@ def check_schema(frame: pd.DataFrame, name: str, vocabulary: set[str]) -> pd.Dat
     assert (frame["doc_id"] == frame["source"].map(premise_id)).all()
     assert set(frame["split"]) == {"train"}
     return frame
-
-
-def row(frame: pd.DataFrame, example_id: str) -> pd.Series:
-    match = frame.loc[frame["example_id"] == example_id]
-    assert len(match) == 1, example_id
-    return match.iloc[0]
-
-
-def assert_one_line(error: pytest.ExceptionInfo[DataError], path: Path, record: str, field: str) -> None:
-    assert error.value.file == str(path) and error.value.record == record and error.value.field == field
-    message = str(error.value)
-    assert "\n" not in message and str(path) in message and record in message and field in message
 
 
 def test_specs_are_training_benchmarks():

@@ -118,3 +118,13 @@ def test_unknown_label_is_an_error(tmp_path):
     with pytest.raises(DataError) as error:
         list(read_labelled_lines(path, BINARY_LABELS))
     assert error.value.field == "label" and error.value.record == "line 1"
+
+
+def test_a_repeated_pair_is_dropped_and_a_relabelled_one_is_an_error(tmp_path):
+    from factlab.data.adapters.nli import is_repeat
+
+    first = {("doc", "claim"): {"nli_label": "entailment", "example_id": "x-1"}}
+    assert not is_repeat(first, ("doc", "other"), "entailment", "document and claim", file=tmp_path, record="line 2", field="f")
+    assert is_repeat(first, ("doc", "claim"), "entailment", "document and claim", file=tmp_path, record="line 2", field="f")
+    with pytest.raises(DataError, match="the same document and claim are not_entailment here but entailment in x-1"):
+        is_repeat(first, ("doc", "claim"), "not_entailment", "document and claim", file=tmp_path, record="line 3", field="f")

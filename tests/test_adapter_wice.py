@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from damaged_copies import damaged_copy
+from damaged_copies import assert_one_line, damaged_copy, row
 from known_counts import WICE_CLAIM_LABELS, WICE_SUBCLAIMS_TRAIN
 
 from factlab.data.adapters.nli import premise_id
@@ -31,18 +30,6 @@ def claims(raw):
 @pytest.fixture(scope="module")
 def subclaims(raw):
     return adapt_wice_subclaims(raw)
-
-
-def row(frame: pd.DataFrame, example_id: str) -> pd.Series:
-    match = frame.loc[frame["example_id"] == example_id]
-    assert len(match) == 1, example_id
-    return match.iloc[0]
-
-
-def assert_one_line(error: pytest.ExceptionInfo[DataError], path: Path, record: str, field: str) -> None:
-    assert error.value.file == str(path) and error.value.record == record and error.value.field == field
-    message = str(error.value)
-    assert "\n" not in message and str(path) in message and record in message and field in message
 
 
 def test_specs_roles():

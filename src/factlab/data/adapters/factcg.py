@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.data.adapters.nli import nli_row, nli_spec
+from factlab.data.adapters.nli import is_repeat, nli_row, nli_spec
 from factlab.data.readers import iter_jsonl, require
 from factlab.data.spec import Built
 from factlab.download.manifest import RawFiles
@@ -74,15 +74,7 @@ def adapt_factcg(raw: RawFiles) -> Built:
         nli_label = parse_label(require(record, "orig_label", file=path, record_id=where), file=path, record=where)
         counts["read"] += 1
         counts["read_label_1" if nli_label == "entailment" else "read_label_0"] += 1
-        kept = first.get((document, claim))
-        if kept is not None:
-            if kept["nli_label"] != nli_label:
-                raise DataError(
-                    f"the same document and claim are {nli_label} here but {kept['nli_label']} in {kept['example_id']}",
-                    file=path,
-                    record=where,
-                    field="orig_label",
-                )
+        if is_repeat(first, (document, claim), nli_label, "document and claim", file=path, record=where, field="orig_label"):
             counts["dropped_duplicate"] += 1
             continue
         row = nli_row(f"factcg_cg2c_doc-{line_no:05d}", DATASET, "train", document, claim, nli_label, file=path, record=where)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.data.adapters.nli import nli_row, nli_spec
+from factlab.data.adapters.nli import is_repeat, nli_row, nli_spec
 from factlab.data.readers import iter_jsonl, require
 from factlab.data.spec import Built
 from factlab.download.manifest import RawFiles
@@ -67,15 +67,17 @@ def adapt_halueval_qa(raw: RawFiles) -> Built:
                 counts["read"] += 1
                 counts[f"read_{kind}"] += 1
                 output = qa_statement(question, answer)
-                kept = first.get((knowledge, output))
-                if kept is not None:
-                    if kept["nli_label"] != nli_label:
-                        raise DataError(
-                            f"the same knowledge and answer are {kind} here but {kept['answer_kind']} in {kept['example_id']}",
-                            file=path,
-                            record=where,
-                            field=field,
-                        )
+                repeat = is_repeat(
+                    first,
+                    (knowledge, output),
+                    kind,
+                    "knowledge and answer",
+                    file=path,
+                    record=where,
+                    field=field,
+                    label_column="answer_kind",
+                )
+                if repeat:
                     counts["dropped_duplicate"] += 1
                     continue
                 example_id = f"halueval_qa-{variant}-{line_no:03d}-{kind}"

@@ -84,6 +84,29 @@ def canonical_label(value: str, vocabulary: Mapping[str, str], *, file: Path, re
     return vocabulary[value]
 
 
+def is_repeat(
+    first: Mapping[tuple[str, str], Mapping[str, Any]],
+    key: tuple[str, str],
+    label: str,
+    what: str,
+    *,
+    file: Path,
+    record: str,
+    field: str,
+    label_column: str = "nli_label",
+) -> bool:
+    """Whether the (source, output) `key` was kept before (`first`: key -> kept row) with the same `label`
+    (its `label_column`): the repeat is dropped and counted by the caller. The same pair with another
+    label is an error."""
+    kept = first.get(key)
+    if kept is None:
+        return False
+    if kept[label_column] != label:
+        message = f"the same {what} are {label} here but {kept[label_column]} in {kept['example_id']}"
+        raise DataError(message, file=file, record=record, field=field)
+    return True
+
+
 def nli_row(
     example_id: str, corpus: str, split: str, premise: str, hypothesis: str, nli_label: str, *, file: Path, record: str
 ) -> dict[str, Any]:
