@@ -1,6 +1,8 @@
 # Score: factlab's scorers on every preprocessed benchmark. Commands: `factlab score …` (src/factlab/score/).
 #   results/score/<benchmark>/alignscore.parquet        example_id, score, per-sentence detail (best chunk and its span)
 #   results/score/<benchmark>/reports/alignscore.json   engine counts (pairs, duplicates, padding, premise cuts), pairs/s
+#   results/score/alignscore_tuning.csv                 AUC of each (words per chunk, aggregation) on each validation benchmark
+#   results/score/alignscore_choice.json                the cell every score_alignscore job uses (chosen on validation only)
 #   results/benchmarks/scoring_throughput.json          the engine against AlignScore's reference loop (same weights, pairs)
 
 SCORE_DIR = "results/score/{benchmark}"
@@ -14,6 +16,57 @@ if _not_preprocessed:
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 ALL_CORES = 1024
+# Validation benchmarks the chunk size and aggregation are tuned on: those of the list that are preprocessed.
+ALIGNSCORE_TUNING = param("score.alignscore.tuning")
+TUNING_BENCHMARKS = [
+    name for name in ALIGNSCORE_TUNING["benchmarks"] if name in PREPROCESS_BENCHMARKS
+]
+if not TUNING_BENCHMARKS:
+    raise ConfigError(
+        "params.yaml score.alignscore.tuning.benchmarks: none of them is preprocessed (preprocess.benchmarks); "
+        "AlignScore's chunk size cannot be tuned"
+    )
+
+
+rule tune_alignscore:
+    input:
+        data=expand("results/data/{benchmark}.parquet", benchmark=TUNING_BENCHMARKS),
+        sentences=expand(
+            f"{PREPROCESS_DIR}/sentences.parquet", benchmark=TUNING_BENCHMARKS
+        ),
+        model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        code=code("score", "alignscore-tune"),
+    output:
+        table="results/score/alignscore_tuning.csv",
+        choice="results/score/alignscore_choice.json",
+    log:
+        "logs/score/alignscore_tuning.log",
+    benchmark:
+        "benchmarks/score/alignscore_tuning.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
+        entailment_label=param("score.alignscore.entailment_label"),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        settings=json.dumps(
+            {k: v for k, v in ALIGNSCORE_TUNING.items() if k != "benchmarks"},
+            sort_keys=True,
+        ),
+        chunk_policy=param("preprocess.alignscore.policy"),
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score alignscore-tune --data {input.data} --sentences {input.sentences} --max-examples {params.max_examples} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} --settings {params.settings:q} "
+        "--chunk-policy {params.chunk_policy} --token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} "
+        "--precision {params.precision} --threads {threads} --device {params.device} "
+        "--out-table {output.table} --out-choice {output.choice} > {log} 2>&1"
 
 
 rule score_alignscore:
@@ -21,6 +74,7 @@ rule score_alignscore:
         data="results/data/{benchmark}.parquet",
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        choice=rules.tune_alignscore.output.choice,
         code=code("score", "alignscore"),
     output:
         scores=f"{SCORE_DIR}/alignscore.parquet",
@@ -38,9 +92,7 @@ rule score_alignscore:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         max_examples=PREPROCESS_MAX_EXAMPLES,
-        words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
         chunk_policy=param("preprocess.alignscore.policy"),
-        aggregation=param("score.alignscore.aggregation"),
         token_budget=param("score.engine.token_budget"),
         max_batch_pairs=param("score.engine.max_batch_pairs"),
         precision=param("score.engine.precision"),
@@ -48,7 +100,7 @@ rule score_alignscore:
     shell:
         "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} --model {params.model:q} --entailment-label {params.entailment_label:q} "
-        "--words-per-chunk {params.words_per_chunk} --chunk-policy {params.chunk_policy} --aggregation {params.aggregation} "
+        "--choice {input.choice} --chunk-policy {params.chunk_policy} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 

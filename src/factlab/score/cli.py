@@ -8,6 +8,7 @@ from factlab.commands import register_commands
 
 COMMAND_MODULES = {
     "alignscore": "factlab.score.commands",
+    "alignscore-tune": "factlab.score.tuning_commands",
     "throughput": "factlab.score.throughput",
 }
 
