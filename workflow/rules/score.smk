@@ -6,6 +6,23 @@
 #   results/benchmarks/scoring_throughput.json          the engine against AlignScore's reference loop (same weights, pairs)
 
 SCORE_DIR = "results/score/{benchmark}"
+SHARD_DIR = f"{SCORE_DIR}/shards"
+SCORE_SHARDS = param("score.shards")
+
+
+def shard_files(wildcards, extension):
+    """The shards of one (benchmark, scorer): the inputs of its merge."""
+    return [
+        f"results/score/{wildcards.benchmark}/shards/{wildcards.scorer}/{shard}.{extension}"
+        for shard in range(SCORE_SHARDS)
+    ]
+
+
+wildcard_constraints:
+    shard=r"\d+",
+    scorer=r"[a-z_]+",
+
+
 # Empty `benchmarks` = every preprocessed benchmark.
 SCORE_BENCHMARKS = param("score.benchmarks") or PREPROCESS_BENCHMARKS
 _not_preprocessed = sorted(set(SCORE_BENCHMARKS) - set(PREPROCESS_BENCHMARKS))
@@ -77,21 +94,23 @@ rule score_alignscore:
         choice=rules.tune_alignscore.output.choice,
         code=code("score", "alignscore"),
     output:
-        scores=f"{SCORE_DIR}/alignscore.parquet",
-        report=f"{SCORE_DIR}/reports/alignscore.json",
+        scores=temp(f"{SHARD_DIR}/alignscore/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/alignscore/{{shard}}.json"),
     log:
-        "logs/score/{benchmark}/alignscore.log",
+        "logs/score/{benchmark}/alignscore.{shard}.log",
     benchmark:
-        "benchmarks/score/alignscore/{benchmark}.tsv"
+        "benchmarks/score/alignscore/{benchmark}.{shard}.tsv"
     conda:
         CONDA_ENV
     threads: param("score.threads")
     resources:
         gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
         chunk_policy=param("preprocess.alignscore.policy"),
         token_budget=param("score.engine.token_budget"),
         max_batch_pairs=param("score.engine.max_batch_pairs"),
@@ -99,10 +118,29 @@ rule score_alignscore:
         device=param("score.device"),
     shell:
         "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --model {params.model:q} --entailment-label {params.entailment_label:q} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--choice {input.choice} --chunk-policy {params.chunk_policy} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
+# A scorer's shards of one benchmark -> its score table; a failed shard reruns alone.
+rule merge_scores:
+    input:
+        scores=lambda wildcards: shard_files(wildcards, "parquet"),
+        reports=lambda wildcards: shard_files(wildcards, "json"),
+        code=code("score", "merge"),
+    output:
+        scores=f"{SCORE_DIR}/{{scorer}}.parquet",
+        report=f"{SCORE_DIR}/reports/{{scorer}}.json",
+    log:
+        "logs/score/{benchmark}/{scorer}.merge.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab score merge --scores {input.scores} --reports {input.reports} "
+        "--out {output.scores} --report {output.report} > {log} 2>&1"
 
 
 rule benchmark_scoring_throughput:
@@ -143,5 +181,9 @@ rule benchmark_scoring_throughput:
 
 rule score:
     input:
-        expand(rules.score_alignscore.output, benchmark=SCORE_BENCHMARKS),
+        expand(
+            rules.merge_scores.output,
+            benchmark=SCORE_BENCHMARKS,
+            scorer=["alignscore"],
+        ),
         rules.benchmark_scoring_throughput.output,

@@ -9,6 +9,7 @@ from factlab.commands import register_commands
 COMMAND_MODULES = {
     "alignscore": "factlab.score.commands",
     "alignscore-tune": "factlab.score.tuning_commands",
+    "merge": "factlab.score.merge_command",
     "throughput": "factlab.score.throughput",
 }
 

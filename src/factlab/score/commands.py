@@ -1,8 +1,10 @@
-"""`factlab score alignscore`: AlignScore of one benchmark with the trained aligner (or a hub NLI model).
+"""`factlab score alignscore`: AlignScore of one shard of a benchmark with the trained aligner (or a hub NLI model).
 
-Reads the benchmark and its preprocessed sentences (the same examples the preprocess stage kept:
-`--max-examples`), writes `alignscore.parquet` (example_id, score, per-sentence detail) and a
-report (engine counts: pairs, duplicates, batches, padding, premise cuts; seconds, pairs/s).
+Every scorer command reads the same job arguments (`add_job_arguments`): the benchmark and its
+preprocessed sentences (the examples the preprocess stage kept: `--max-examples`), the shard
+(`--shard i --shards n`: examples split by source document, `factlab.score.jobs`), and writes
+`<scorer>.parquet` (example_id, score, per-sentence detail) and a report of counts (engine: pairs,
+duplicates, batches, padding, premise cuts; seconds, pairs/s) that `factlab score merge` sums.
 """
 
 from __future__ import annotations
@@ -21,62 +23,92 @@ from factlab.io import write_parquet
 from factlab.runtime import DEVICES, set_threads
 
 if TYPE_CHECKING:
+    from factlab.models.engine import EngineSettings
     from factlab.score.alignscore import AlignScoreSettings
 
 
 def register(commands: Any) -> None:
-    from factlab.models.engine import PRECISIONS
-
-    alignscore = commands.add_parser("alignscore", help="AlignScore of every example of a benchmark")
-    alignscore.add_argument("--benchmark", required=True)
-    alignscore.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
-    alignscore.add_argument("--sentences", required=True, help="results/preprocess/<benchmark>/sentences.parquet")
-    alignscore.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
-    alignscore.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
-    alignscore.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
+    alignscore = commands.add_parser("alignscore", help="AlignScore of every example of a benchmark (one shard)")
+    add_job_arguments(alignscore, model=True)
     alignscore.add_argument("--choice", required=True, help="results/score/alignscore_choice.json (tuned on validation)")
     alignscore.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
-    alignscore.add_argument("--token-budget", type=positive_int, required=True)
-    alignscore.add_argument("--max-batch-pairs", type=positive_int, required=True)
-    alignscore.add_argument("--precision", choices=PRECISIONS, required=True)
-    alignscore.add_argument("--threads", type=int, required=True)
-    alignscore.add_argument("--device", choices=DEVICES, required=True)
-    alignscore.add_argument("--out", required=True)
-    alignscore.add_argument("--report", required=True)
     alignscore.set_defaults(func=run_alignscore)
+
+
+def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
+    """The arguments of every scoring job; `model`: it runs pairs through a model with the engine."""
+    parser.add_argument("--benchmark", required=True)
+    parser.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
+    parser.add_argument("--sentences", required=True, help="results/preprocess/<benchmark>/sentences.parquet")
+    parser.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
+    parser.add_argument("--shard", type=int, required=True, help="this job's shard, 0 <= shard < shards")
+    parser.add_argument("--shards", type=positive_int, required=True)
+    parser.add_argument("--threads", type=positive_int, required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--report", required=True)
+    if model:
+        from factlab.models.engine import PRECISIONS
+
+        parser.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
+        parser.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
+        parser.add_argument("--token-budget", type=positive_int, required=True)
+        parser.add_argument("--max-batch-pairs", type=positive_int, required=True)
+        parser.add_argument("--precision", choices=PRECISIONS, required=True)
+        parser.add_argument("--device", choices=DEVICES, required=True)
+
+
+def job_examples(args: argparse.Namespace) -> pd.DataFrame:
+    """The examples of this job: those preprocess kept, then this shard's documents."""
+    from factlab.preprocess.benchmark import select_examples
+    from factlab.score.jobs import shard_examples
+
+    set_threads(args.threads)
+    return shard_examples(select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples), args.shard, args.shards)
+
+
+def engine_settings(args: argparse.Namespace) -> EngineSettings:
+    from factlab.models.engine import EngineSettings
+
+    return EngineSettings(args.token_budget, args.max_batch_pairs, args.precision)
+
+
+def write_job(
+    args: argparse.Namespace, scorer: str, scores: pd.DataFrame, counts: dict[str, Any], seconds: float, **job: Any
+) -> None:
+    """The job's score table and its report (counts, seconds, pairs/s where pairs were scored)."""
+    write_parquet(scores, args.out)
+    report = {"benchmark": args.benchmark, "scorer": scorer, "shard": args.shard, "shards": args.shards, **job, **counts}
+    report["score_seconds"] = round(seconds, 2)
+    if "distinct_pairs_scored" in counts and seconds > 0:
+        report["pairs_per_s"] = round(counts["distinct_pairs_scored"] / seconds, 1)
+    write_report(report, args.report)
 
 
 def run_alignscore(args: argparse.Namespace) -> None:
     from factlab.models.aligner import load_pair_scorer
-    from factlab.models.engine import EngineSettings
-    from factlab.preprocess.benchmark import select_examples
     from factlab.score.alignscore import score_benchmark
 
-    set_threads(args.threads)
     started = time.perf_counter()
-    examples = select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
+    examples = job_examples(args)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
     settings = tuned_settings(args.choice, args.chunk_policy)
-    engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision)
     load_seconds = time.perf_counter() - started
-    scores, counts = score_benchmark(examples, pd.read_parquet(args.sentences), scorer, settings, engine)
-    seconds = time.perf_counter() - started - load_seconds
-    write_parquet(scores, args.out)
-    report = {
-        "benchmark": args.benchmark,
-        "model": scorer.identity,
-        "device": str(scorer.device),
-        "settings": {
-            "words_per_chunk": settings.words_per_chunk,
-            "chunk_policy": settings.chunk_policy,
-            "aggregation": settings.aggregation,
-        },
-        **counts,
-        "load_seconds": round(load_seconds, 2),
-        "score_seconds": round(seconds, 2),
-        "pairs_per_s": round(counts["distinct_pairs_scored"] / seconds, 1) if seconds > 0 else None,
+    scores, counts = score_benchmark(examples, pd.read_parquet(args.sentences), scorer, settings, engine_settings(args))
+    settings_record = {
+        "words_per_chunk": settings.words_per_chunk,
+        "chunk_policy": settings.chunk_policy,
+        "aggregation": settings.aggregation,
     }
-    write_report(report, args.report)
+    write_job(
+        args,
+        "alignscore",
+        scores,
+        {**counts, "load_seconds": round(load_seconds, 2)},
+        time.perf_counter() - started - load_seconds,
+        model=scorer.identity,
+        device=str(scorer.device),
+        settings=settings_record,
+    )
 
 
 def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:

@@ -1,0 +1,86 @@
+"""Scoring shards (factlab.score.jobs): a partition by source document whose merge is the unsharded table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from factlab.cli import main
+from factlab.errors import FactlabError
+from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
+from factlab.models.engine import EngineSettings
+from factlab.preprocess.benchmark import sentence_units
+from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+from factlab.score.jobs import merge_shards, shard_examples, shard_of
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def examples() -> pd.DataFrame:
+    """Six real QAGS-XSum summaries; two documents have two outputs each (the second a real summary of another)."""
+    frame = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv")
+    first = pd.DataFrame(
+        {"example_id": frame["id"], "doc_id": frame["id"], "source": frame["document"], "output": frame["summary"]}
+    )
+    second = first.head(2).assign(example_id=first["example_id"].head(2) + "-b", output=first["output"].iloc[2:4].to_numpy())
+    return pd.concat([first, second], ignore_index=True)
+
+
+def test_shards_partition_the_examples_and_keep_documents_together(examples: pd.DataFrame) -> None:
+    shards = [shard_examples(examples, shard, 3) for shard in range(3)]
+    ids = [set(frame["example_id"]) for frame in shards]
+    assert sum(map(len, ids)) == len(examples) and set().union(*ids) == set(examples["example_id"])
+    for frame in shards:  # every output of a document in the shard of that document
+        for doc_id in frame["doc_id"]:
+            assert set(examples.loc[examples["doc_id"] == doc_id, "example_id"]) <= set(frame["example_id"])
+    # stable: a fixed hash (sha256), not Python's per-process salted hash()
+    assert shard_of("doc-1", 7) == int("bb0e4f494437", 16) % 7  # sha256(b"doc-1")
+    with pytest.raises(FactlabError, match="shard 3 of 3"):
+        shard_examples(examples, 3, 3)
+
+
+def test_merged_shards_equal_the_unsharded_scores(examples: pd.DataFrame) -> None:
+    torch.manual_seed(4)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
+    scorer = AlignerScorer(network, tokenizer, device="cpu")
+    sentences, _ = sentence_units(examples, "fixture")
+    settings, engine = AlignScoreSettings(words_per_chunk=80), EngineSettings(progress=False)
+    whole, whole_counts = score_benchmark(examples, sentences, scorer, settings, engine)
+    parts = [score_benchmark(shard_examples(examples, shard, 3), sentences, scorer, settings, engine) for shard in range(3)]
+    reports = [{"benchmark": "b", "shard": shard, "shards": 3, **counts} for shard, (_, counts) in enumerate(parts)]
+    merged, report = merge_shards([table for table, _ in parts], reports)
+    expected = whole.sort_values("example_id").reset_index(drop=True)
+    pd.testing.assert_frame_equal(merged.drop(columns="sentences"), expected.drop(columns="sentences"), rtol=1e-6)
+    assert report["shards"] == 3 and report["benchmark"] == "b" and "shard" not in report
+    assert report["examples"] == len(examples) and report["pairs"] == whole_counts["pairs"]
+
+
+def test_merge_refuses_an_example_in_two_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = pd.DataFrame({"example_id": ["a", "b"], "score": [0.1, 0.2]})
+    paths = []
+    for shard in range(2):
+        path = tmp_path / f"{shard}.parquet"
+        table.to_parquet(path)
+        (tmp_path / f"{shard}.json").write_text("{}")
+        paths.append(str(path))
+    out = tmp_path / "merged.parquet"
+    reports = [str(tmp_path / f"{shard}.json") for shard in range(2)]
+    command = [
+        "score",
+        "merge",
+        "--scores",
+        *paths,
+        "--reports",
+        *reports,
+        "--out",
+        str(out),
+        "--report",
+        str(tmp_path / "r.json"),
+    ]
+    assert main(command) == 1
+    assert capsys.readouterr().err.strip() == "factlab: error: example 'a' is scored by two shards"
+    assert not out.exists()

@@ -1,0 +1,26 @@
+"""The SLURM profile (workflow/profiles/slurm): its dry run plans sharded scoring jobs with cluster resources."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_slurm_profile_dry_run_plans_one_job_per_shard(tmp_path: Path) -> None:
+    shards = tmp_path / "shards.yaml"
+    shards.write_text("score:\n  shards: 3\n")
+    snakemake = Path(sys.executable).with_name("snakemake")
+    command = [str(snakemake), "-n", "--nolock", "--profile", "workflow/profiles/slurm", "--configfile", str(shards)]
+    done = subprocess.run(
+        [*command, "--", "results/score/true_frank/alignscore.parquet"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout, flags=re.MULTILINE))
+    assert counts["score_alignscore"] == "3" and counts["merge_scores"] == "1"
+    shard_jobs = re.findall(r"rule score_alignscore:.*?resources: ([^\n]+)", done.stdout, flags=re.DOTALL)
+    assert len(shard_jobs) == 3
+    assert all("slurm_partition=" in line and "mem_mb=4000" in line and "runtime=120" in line for line in shard_jobs)
