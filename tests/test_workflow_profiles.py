@@ -24,3 +24,21 @@ def test_slurm_profile_dry_run_plans_one_job_per_shard(tmp_path: Path) -> None:
     shard_jobs = re.findall(r"rule score_alignscore:.*?resources: ([^\n]+)", done.stdout, flags=re.DOTALL)
     assert len(shard_jobs) == 3
     assert all("slurm_partition=" in line and "mem_mb=4000" in line and "runtime=120" in line for line in shard_jobs)
+
+
+def test_gpu_config_validates_and_reserves_a_gpu_for_training() -> None:
+    """config/gpu.yaml merges over params.yaml (schema-checked) and the trainings ask for the GPU resource."""
+    snakemake = Path(sys.executable).with_name("snakemake")
+    command = [
+        str(snakemake),
+        "-n",
+        "--nolock",
+        "--configfile",
+        "config/gpu.yaml",
+        "--",
+        "results/models/aligner/model.safetensors",
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    training = re.search(r"rule train_aligner:.*?resources: ([^\n]+)", done.stdout, flags=re.DOTALL)
+    assert training and "gpu=1" in training.group(1)
