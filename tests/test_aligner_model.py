@@ -1,4 +1,4 @@
-"""The alignment model's I/O: a trained folder round-trips; hub NLI classifiers load from a local folder."""
+"""The alignment model's I/O: a trained folder round-trips; hub NLI classifiers load from a local folder; 3-way distributions."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from transformers import BertConfig, BertForSequenceClassification
 
 from factlab.errors import FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerScorer, HubNLIScorer, load_pair_scorer, new_network, save_aligner
-from factlab.models.engine import EngineSettings, score_pairs
+from factlab.models.engine import EngineSettings, score_pair_distributions, score_pairs
 from factlab.runtime import load_tokenizer
 
 PAIRS = [
@@ -33,10 +33,8 @@ def test_saved_aligner_scores_the_same(tmp_path: Path) -> None:
     assert loaded.identity.startswith("aligner:")
 
 
-@pytest.fixture(scope="module")
-def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 1-layer BERT NLI classifier built from a config (what an online user's DeBERTa-MNLI stands for)."""
-    torch.manual_seed(2)
+def tiny_classifier(folder: Path, labels: list[str]) -> Path:
+    """A 1-layer BERT classifier built from a config (what an online user's DeBERTa-MNLI stands for)."""
     tokenizer = load_tokenizer()
     config = BertConfig(
         vocab_size=tokenizer.vocab_size,
@@ -44,14 +42,29 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
         num_hidden_layers=1,
         num_attention_heads=2,
         intermediate_size=64,
-        num_labels=3,
-        id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
-        label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2},
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={label: index for index, label in enumerate(labels)},
     )
-    folder = tmp_path_factory.mktemp("tiny_nli")
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch.manual_seed(2)
+    return tiny_classifier(tmp_path_factory.mktemp("tiny_nli"), ["CONTRADICTION", "NEUTRAL", "ENTAILMENT"])
+
+
+def classifier_softmax(folder: Path, tokenizer: object) -> list[list[float]]:
+    model = BertForSequenceClassification.from_pretrained(folder).eval()
+    rows = []
+    for premise, hypothesis in PAIRS:
+        with torch.no_grad():
+            logits = model(**tokenizer(premise, hypothesis, return_tensors="pt")).logits  # type: ignore[operator]
+        rows.append(torch.softmax(logits, -1)[0].tolist())
+    return rows
 
 
 def test_hub_nli_support_is_the_declared_label(tiny_nli: Path) -> None:
@@ -74,3 +87,42 @@ def test_undeclared_entailment_label_is_an_error(tiny_nli: Path) -> None:
 def test_missing_model_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FactlabError, match="cannot load NLI model"):
         load_pair_scorer(str(tmp_path / "nowhere"), device="cpu")
+
+
+def test_aligner_distribution_is_the_three_way_softmax() -> None:
+    torch.manual_seed(1)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=64))
+    scorer = AlignerScorer(network, tokenizer, device="cpu")
+    result = score_pair_distributions(scorer, PAIRS, EngineSettings(progress=False))
+    for (premise, hypothesis), row in zip(PAIRS, result.probabilities, strict=True):
+        batch = tokenizer(premise, hypothesis, return_tensors="pt")
+        with torch.no_grad():
+            logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])["three_way"]
+        assert row.tolist() == pytest.approx(torch.softmax(logits, -1)[0].tolist(), abs=1e-6)  # aligned, neutral, contradict
+    assert scorer.has_contradiction and scorer.distribution_identity == scorer.identity
+
+
+def test_hub_nli_distribution_maps_labels_by_name(tiny_nli: Path) -> None:
+    scorer = load_pair_scorer(str(tiny_nli), device="cpu", entailment_label="entailment")
+    assert isinstance(scorer, HubNLIScorer) and scorer.has_contradiction
+    result = score_pair_distributions(scorer, PAIRS, EngineSettings(progress=False))
+    for row, (contradiction, neutral, entailment) in zip(
+        result.probabilities, classifier_softmax(tiny_nli, scorer.tokenizer), strict=True
+    ):
+        assert row.tolist() == pytest.approx([entailment, neutral, contradiction], abs=1e-6)
+    renamed = HubNLIScorer(str(tiny_nli), "entailment", device="cpu", contradiction_label="refutes")
+    assert not renamed.has_contradiction and renamed.distribution_identity != scorer.distribution_identity
+    with pytest.raises(FactlabError, match="3 labels but no contradiction label 'refutes'"):
+        score_pair_distributions(renamed, PAIRS, EngineSettings(progress=False))
+
+
+def test_two_label_classifier_has_no_contradiction(tmp_path: Path) -> None:
+    torch.manual_seed(4)
+    folder = tiny_classifier(tmp_path / "binary", ["entailment", "not_entailment"])
+    scorer = HubNLIScorer(str(folder), "entailment", device="cpu")
+    assert not scorer.has_contradiction
+    result = score_pair_distributions(scorer, PAIRS, EngineSettings(progress=False))
+    for row, (entailment, other) in zip(result.probabilities, classifier_softmax(folder, scorer.tokenizer), strict=True):
+        assert row.tolist() == pytest.approx([entailment, other, 0.0], abs=1e-6)  # not-entailed mass is neutral
+    support = score_pairs(scorer, PAIRS, EngineSettings(progress=False)).scores
+    assert support.tolist() == pytest.approx(result.probabilities[:, 0].tolist(), abs=1e-7)

@@ -1,4 +1,4 @@
-"""The scoring engine: parity with AlignScore's reference loop, dedup, cut counting, batching."""
+"""The scoring engine: parity with AlignScore's reference loop, dedup, cut counting, batching; 3-way distributions."""
 
 from __future__ import annotations
 
@@ -9,14 +9,19 @@ import pandas as pd
 import pytest
 import torch
 
+from factlab.errors import FactlabError
+from factlab.io import write_parquet
 from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
 from factlab.models.engine import (
     EngineSettings,
     PairCache,
     encode_pairs,
     length_batches,
+    pair_key,
     pair_template,
+    reference_distributions,
     reference_scores,
+    score_pair_distributions,
     score_pairs,
 )
 
@@ -88,3 +93,54 @@ def test_length_batches_respect_the_budget() -> None:
         assert len(batch) * max(lengths[i] for i in batch) <= 60 or len(batch) == 1
     # worked by hand: sorted 3,5,7 | 8,12,33? 3*33=99>60 -> 8,12 | 33 | 40 | 50
     assert [[lengths[i] for i in batch] for batch in batches] == [[3, 5, 7], [8, 12], [33], [40], [50]]
+
+
+def test_distributions_equal_the_reference_loop_and_hold_the_support(
+    scorer: AlignerScorer, real_pairs: list[tuple[str, str]]
+) -> None:
+    pairs = real_pairs + real_pairs[:2]
+    settings = EngineSettings(token_budget=600, progress=False)
+    result = score_pair_distributions(scorer, pairs, settings)
+    assert result.probabilities.shape == (len(pairs), 3)
+    assert np.max(np.abs(result.probabilities - reference_distributions(scorer, pairs, pad_to=128))) <= 1e-5
+    np.testing.assert_allclose(result.probabilities.sum(axis=1), 1.0, atol=1e-6)
+    support = score_pairs(scorer, pairs, settings)
+    np.testing.assert_array_equal(result.probabilities[:, 0], support.scores)  # support is P(aligned) of the same softmax
+    np.testing.assert_array_equal(result.premise_cut, support.premise_cut)
+    assert result.counts == support.counts  # the same loop: same dedup, batches, padding and cuts
+
+
+def test_cache_keeps_supports_and_distributions_apart(
+    scorer: AlignerScorer, real_pairs: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    cache = PairCache()
+    support = score_pairs(scorer, real_pairs, EngineSettings(progress=False), cache)
+    first = score_pair_distributions(scorer, real_pairs, EngineSettings(progress=False), cache)
+    assert first.counts["distinct_pairs_scored"] == len(set(real_pairs))  # supports are not read as distributions
+    assert len(cache.scores) == len(cache.distributions) == len(set(real_pairs))
+    cache.save(tmp_path / "cache.parquet")
+    loaded = PairCache.load(tmp_path / "cache.parquet")
+    again = score_pair_distributions(scorer, real_pairs, EngineSettings(progress=False), loaded)
+    assert again.counts["distinct_pairs_scored"] == 0
+    np.testing.assert_array_equal(first.probabilities, again.probabilities)
+    np.testing.assert_array_equal(support.scores, score_pairs(scorer, real_pairs, EngineSettings(progress=False), loaded).scores)
+
+
+def test_a_cache_file_written_before_distributions_still_loads(scorer: AlignerScorer, tmp_path: Path) -> None:
+    premise, hypothesis = "The museum opened in 1998.", "The museum opened in 2005."
+    key = pair_key(scorer.identity, premise, hypothesis)
+    old = pd.DataFrame({"key": [key], "score": [0.25], "premise_cut": [0], "hypothesis_cut": [0]})
+    write_parquet(old, tmp_path / "old.parquet")
+    cache = PairCache.load(tmp_path / "old.parquet")
+    assert score_pairs(scorer, [(premise, hypothesis)], EngineSettings(progress=False), cache).scores.tolist() == [0.25]
+    assert not cache.distributions
+
+
+def test_a_support_only_scorer_has_no_distribution(scorer: AlignerScorer) -> None:
+    class SupportOnly:
+        tokenizer, max_length, device, identity = scorer.tokenizer, 128, torch.device("cpu"), "support-only"
+        support = scorer.support
+
+    with pytest.raises(FactlabError, match="support only"):
+        score_pair_distributions(SupportOnly(), [("a b", "c")])  # type: ignore[arg-type]
+    assert score_pair_distributions(scorer, []).probabilities.shape == (0, 3)

@@ -117,6 +117,10 @@ def detection_validation(scored):
 def detection_inputs(benchmarks, validation):
     names = sorted(set(benchmarks) | set(validation))
     return {
-        "scores": [f"results/score/{name}/alignscore.parquet" for name in names],
+        "scores": [
+            f"results/score/{name}/{scorer}.parquet"
+            for name in names
+            for scorer in param("score.scorers")
+        ],
         "data": [f"results/data/{name}.parquet" for name in names],
     }

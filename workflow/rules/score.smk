@@ -8,6 +8,7 @@
 SCORE_DIR = "results/score/{benchmark}"
 SHARD_DIR = f"{SCORE_DIR}/shards"
 SCORE_SHARDS = param("score.shards")
+SCORERS = param("score.scorers")
 
 
 def shard_files(wildcards, extension):
@@ -32,6 +33,9 @@ if _not_preprocessed:
     )
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
+SUMMAC_MODEL = param("score.summac_zs.model")
+TRAINED_SUMMAC = SUMMAC_MODEL == "trained"
+SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
 ALL_CORES = 1024
 # Validation benchmarks the chunk size and aggregation are tuned on: those of the list that are preprocessed.
 ALIGNSCORE_TUNING = param("score.alignscore.tuning")
@@ -125,6 +129,52 @@ rule score_alignscore:
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
+rule score_summac_zs:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        model=list(ALIGNER_MODEL.values()) if TRAINED_SUMMAC else [],
+        code=code("score", "summac-zs"),
+    output:
+        scores=temp(f"{SHARD_DIR}/summac_zs/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/summac_zs/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/summac_zs.{shard}.log",
+    benchmark:
+        "benchmarks/score/summac_zs/{benchmark}.{shard}.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
+        entailment_label=param("score.summac_zs.entailment_label"),
+        contradiction_label=param("score.summac_zs.contradiction_label"),
+        settings=json.dumps(
+            {
+                key: value
+                for key, value in param("score.summac_zs").items()
+                if key not in SUMMAC_MODEL_KEYS
+            },
+            sort_keys=True,
+        ),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score summac-zs --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} "
+        "--contradiction-label {params.contradiction_label:q} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
 # A scorer's shards of one benchmark -> its score table; a failed shard reruns alone.
 rule merge_scores:
     input:
@@ -184,6 +234,6 @@ rule score:
         expand(
             rules.merge_scores.output,
             benchmark=SCORE_BENCHMARKS,
-            scorer=["alignscore"],
+            scorer=SCORERS,
         ),
         rules.benchmark_scoring_throughput.output,

@@ -16,6 +16,15 @@ loading it needs neither the hub nor the packaged weights.
 
 `HubNLIScorer` is the other `PairScorer`: any hub or local sequence classifier trained for NLI
 (e.g. a DeBERTa-MNLI checkpoint) whose entailment label is declared; support = P(entailment).
+
+Both are also `DistributionScorer`s: `probabilities` gives the whole 3-way distribution in the order
+`DISTRIBUTION_CLASSES` (entail, neutral, contradict), what SummaC reads (it subtracts the largest
+P(contradict)). The aligner's 3-way head is already in that order. A classifier's labels are mapped
+by name: the declared entailment label, the declared contradiction label, and neutral = the
+probability mass of every other label. A 2-label classifier (entailment / not entailment) has no
+contradiction class: P(contradict) = 0 and the whole non-entailment mass is neutral, since such a
+model cannot tell a contradiction from a lack of support; `has_contradiction` says so, so that a
+method which subtracts contradiction can report that it reduces to P(entail) there.
 """
 
 from __future__ import annotations
@@ -41,6 +50,9 @@ CONFIG_FILE = "aligner.json"
 ENCODER_DIR = "encoder"
 ALIGNED, NEUTRAL, CONTRADICT = 0, 1, 2  # the 3-way head's classes (AlignScore's order)
 HEADS = ("three_way", "binary", "regression")
+# Columns of `DistributionScorer.probabilities`; the same order as the aligner's 3-way head, so that
+# ALIGNED / NEUTRAL / CONTRADICT index both.
+DISTRIBUTION_CLASSES = ("entail", "neutral", "contradict")
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,25 @@ class PairScorer(Protocol):
     def support(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
     ) -> torch.Tensor: ...
+
+
+class DistributionScorer(PairScorer, Protocol):
+    """A `PairScorer` that also gives the full 3-way distribution (engine.score_pair_distributions).
+
+    A separate protocol, so that a model giving only support stays a valid `PairScorer`.
+    """
+
+    @property
+    def distribution_identity(self) -> str: ...  # names the weights and the label mapping: the distribution cache key
+
+    @property
+    def has_contradiction(self) -> bool: ...  # False: P(contradict) is always 0 (a 2-label classifier)
+
+    def probabilities(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
+    ) -> torch.Tensor:
+        """[batch, 3]: P(entail), P(neutral), P(contradict) (`DISTRIBUTION_CLASSES`), each row summing to 1."""
+        ...
 
 
 def load_backbone(backbone: str, *, pretrained: bool = True, layers: int = 0) -> tuple[nn.Module, Any]:
@@ -141,7 +172,9 @@ def uses_token_types(tokenizer: Any) -> bool:
 
 
 class AlignerScorer:
-    """A trained aligner as a `PairScorer`: support = P(aligned) of the 3-way head."""
+    """A trained aligner as a `PairScorer`: support = P(aligned) of the 3-way head; probabilities = its softmax."""
+
+    has_contradiction = True
 
     def __init__(self, network: AlignerNetwork, tokenizer: Any, device: str = "auto", identity: str = "") -> None:
         self.device = select_device(device)
@@ -152,8 +185,17 @@ class AlignerScorer:
         self.token_types = uses_token_types(tokenizer)
 
     def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+        return self.probabilities(input_ids, attention_mask, token_type_ids)[:, ALIGNED]
+
+    def probabilities(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
+    ) -> torch.Tensor:
         logits = self.network(input_ids, attention_mask, token_type_ids if self.token_types else None)["three_way"]
-        return torch.softmax(logits.float(), dim=-1)[:, ALIGNED]
+        return torch.softmax(logits.float(), dim=-1)  # the head's order is DISTRIBUTION_CLASSES'
+
+    @property
+    def distribution_identity(self) -> str:
+        return self.identity  # the head fixes the classes: the weights name the distribution
 
     @classmethod
     def load(cls, model_dir: str | Path, device: str = "auto") -> AlignerScorer:
@@ -190,9 +232,20 @@ def load_aligner(model_dir: str | Path) -> tuple[AlignerNetwork, Any]:
 
 
 class HubNLIScorer:
-    """Any sequence classifier trained for NLI, from the hub or a folder: support = P(`entailment_label`)."""
+    """Any sequence classifier trained for NLI, from the hub or a folder: support = P(`entailment_label`).
 
-    def __init__(self, model_name_or_path: str, entailment_label: str, device: str = "auto", max_length: int = 512) -> None:
+    `probabilities` maps its labels onto entail / neutral / contradict (module docstring): a 2-label
+    model gets P(contradict) = 0; a model of 3 or more labels needs `contradiction_label` among them.
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str,
+        entailment_label: str,
+        device: str = "auto",
+        max_length: int = 512,
+        contradiction_label: str = "contradiction",
+    ) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         try:
@@ -206,6 +259,11 @@ class HubNLIScorer:
                 f"NLI model {model_name_or_path!r} has no label {entailment_label!r}; its labels: {sorted(model.config.label2id)}"
             )
         self.entailment_index = labels[entailment_label.lower()]
+        self.labels = sorted(model.config.label2id)
+        self.contradiction_label = contradiction_label
+        # None where the model has no such label: fine for support and for a 2-label model, an error
+        # for the distribution of a larger one (which of its other labels is the contradiction?)
+        self.contradiction_index = labels.get(contradiction_label.lower())
         self.device = select_device(device)
         self.model = model.to(self.device).eval()
         self.max_length = min(max_length, getattr(self.tokenizer, "model_max_length", max_length) or max_length)
@@ -213,15 +271,59 @@ class HubNLIScorer:
         self.token_types = uses_token_types(self.tokenizer)
 
     def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+        logits = self.logits(input_ids, attention_mask, token_type_ids)
+        return torch.softmax(logits.float(), dim=-1)[:, self.entailment_index]
+
+    def logits(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
         if self.token_types and token_type_ids is not None:
             inputs["token_type_ids"] = token_type_ids
-        logits = self.model(**inputs).logits
-        return torch.softmax(logits.float(), dim=-1)[:, self.entailment_index]
+        return self.model(**inputs).logits
+
+    @property
+    def has_contradiction(self) -> bool:
+        return self.contradiction_index is not None
+
+    @property
+    def distribution_identity(self) -> str:
+        return f"{self.identity}:{self.contradiction_label if self.has_contradiction else '-'}"
+
+    def probabilities(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
+    ) -> torch.Tensor:
+        # checked here, not at loading, so that support-only users of any classifier load it as before
+        if self.contradiction_index == self.entailment_index:
+            raise FactlabError(f"NLI model {self.identity!r}: the entailment and contradiction labels are one label")
+        logits = self.logits(input_ids, attention_mask, token_type_ids)
+        if self.contradiction_index is None and logits.shape[-1] > 2:
+            raise FactlabError(
+                f"NLI model {self.identity!r} has {logits.shape[-1]} labels but no contradiction label "
+                f"{self.contradiction_label!r}; its labels: {self.labels}"
+            )
+        return nli_distribution(torch.softmax(logits.float(), dim=-1), self.entailment_index, self.contradiction_index)
 
 
-def load_pair_scorer(model: str, *, device: str = "auto", entailment_label: str = "entailment") -> PairScorer:
-    """`model`: a trained aligner folder (has aligner.json), else a hub id / folder of an NLI classifier."""
+def nli_distribution(probs: torch.Tensor, entailment_index: int, contradiction_index: int | None) -> torch.Tensor:
+    """[batch, labels] classifier probabilities -> [batch, 3] (entail, neutral, contradict).
+
+    Neutral is 1 - entail - contradict computed as the sum of the other labels (so rows still sum
+    to 1 in floating point as closely as the softmax did); no contradiction label: P(contradict) = 0.
+    """
+    entail = probs[:, entailment_index]
+    contradict = probs[:, contradiction_index] if contradiction_index is not None else torch.zeros_like(entail)
+    others = [i for i in range(probs.shape[-1]) if i not in (entailment_index, contradiction_index)]
+    neutral = probs[:, others].sum(-1) if others else torch.zeros_like(entail)
+    return torch.stack([entail, neutral, contradict], dim=-1)
+
+
+def load_pair_scorer(
+    model: str, *, device: str = "auto", entailment_label: str = "entailment", contradiction_label: str = "contradiction"
+) -> DistributionScorer:
+    """`model`: a trained aligner folder (has aligner.json), else a hub id / folder of an NLI classifier.
+
+    Both kinds are `DistributionScorer`s (so also `PairScorer`s); `contradiction_label` only
+    matters for a classifier's 3-way distribution.
+    """
     if (Path(model) / CONFIG_FILE).is_file():
         return AlignerScorer.load(model, device=device)
-    return HubNLIScorer(model, entailment_label, device=device)
+    return HubNLIScorer(model, entailment_label, device=device, contradiction_label=contradiction_label)

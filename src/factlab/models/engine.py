@@ -1,6 +1,9 @@
-"""One inference path for every pair-scoring method (AlignScore today; SummaC, SCALE, QASemConsistency next).
+"""One inference path for every pair-scoring method (AlignScore, SummaC; SCALE, QASemConsistency next).
 
-A job hands over all its (premise, hypothesis) pairs at once. The engine
+A job hands over all its (premise, hypothesis) pairs at once, asking either for the support of each
+pair (`score_pairs`: P(aligned) / P(entailment), one number) or for its 3-way distribution
+(`score_pair_distributions`: P(entail), P(neutral), P(contradict), what SummaC reads). Both go
+through the same loop (`_score`), so both get everything below. The engine
 - deduplicates them (a chunk scored against the same sentence twice is scored once), and skips
   pairs already in the `PairCache` of the same model identity;
 - tokenises each distinct premise and hypothesis once, and builds `[CLS] premise [SEP] hypothesis
@@ -10,18 +13,23 @@ A job hands over all its (premise, hypothesis) pairs at once. The engine
   is at most the length spread inside a batch, not everything to 512;
 - runs under `torch.inference_mode`, bf16 autocast on CUDA when asked (fp32 on CPU).
 
-AlignScore's reference loop (each pair alone, padded to 512) is `reference_scores`: the
-throughput benchmark and the parity tests compare the two.
+Cache entries of the two kinds never mix: a distribution is keyed with its kind (and the scorer's
+`distribution_identity`, which names how classifier labels map to the three classes), a support
+keeps the key it always had, so caches saved before distributions existed still load and hit.
+
+AlignScore's reference loop (each pair alone, padded to 512) is `reference_scores` (support) and
+`reference_distributions` (3-way): the throughput benchmark and the parity tests compare them
+with the engine.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -30,10 +38,13 @@ from tqdm import tqdm
 
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.models.aligner import PairScorer
+from factlab.models.aligner import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
 
 LOG = logging.getLogger(__name__)
 PRECISIONS = ("fp32", "bf16")
+SUPPORT, DISTRIBUTION = "support", "distribution"
+Kind = Literal["support", "distribution"]
+Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # a scorer's support or probabilities
 
 
 @dataclass(frozen=True)
@@ -67,16 +78,38 @@ class EngineResult:
     batch_shapes: list[tuple[int, int]] = field(default_factory=list)  # (rows, padded width) of each batch run
 
 
-def pair_key(identity: str, premise: str, hypothesis: str) -> str:
-    """Cache key: the model identity and both texts (separators that cannot occur in ordinary text)."""
-    return hashlib.sha1(f"{identity}\x1f{premise}\x1e{hypothesis}".encode()).hexdigest()
+@dataclass
+class DistributionResult:
+    """`score_pair_distributions`' answer: like `EngineResult`, with a row of three probabilities per pair."""
+
+    probabilities: np.ndarray  # [pairs, 3] in input order; columns DISTRIBUTION_CLASSES (entail, neutral, contradict)
+    premise_cut: np.ndarray
+    hypothesis_cut: np.ndarray
+    counts: dict[str, int] = field(default_factory=dict)
+    batch_shapes: list[tuple[int, int]] = field(default_factory=list)
+
+
+def pair_key(identity: str, premise: str, hypothesis: str, kind: Kind = SUPPORT) -> str:
+    """Cache key: the model identity and both texts (separators that cannot occur in ordinary text).
+
+    A support key is what it was before distributions existed (saved caches keep hitting); any
+    other kind is hashed in, so a distribution can never be read as a support or the reverse.
+    """
+    tag = "" if kind == SUPPORT else f"\x1d{kind}"
+    return hashlib.sha1(f"{identity}{tag}\x1f{premise}\x1e{hypothesis}".encode()).hexdigest()
 
 
 class PairCache:
-    """Scores by pair hash, shared by every scorer of a job that uses the same weights; optionally a parquet file."""
+    """Scores by pair hash, shared by every scorer of a job that uses the same weights; optionally a parquet file.
+
+    Supports (`get`/`put`) and 3-way distributions (`get_distribution`/`put_distribution`) are kept
+    apart; the parquet file holds both, a `kind` column telling them apart (files without it are
+    all supports, as written before distributions existed).
+    """
 
     def __init__(self) -> None:
         self.scores: dict[str, tuple[float, int, int]] = {}
+        self.distributions: dict[str, tuple[tuple[float, float, float], int, int]] = {}
 
     def get(self, key: str) -> tuple[float, int, int] | None:
         return self.scores.get(key)
@@ -84,27 +117,47 @@ class PairCache:
     def put(self, key: str, score: float, premise_cut: int, hypothesis_cut: int) -> None:
         self.scores[key] = (score, premise_cut, hypothesis_cut)
 
+    def get_distribution(self, key: str) -> tuple[tuple[float, float, float], int, int] | None:
+        return self.distributions.get(key)
+
+    def put_distribution(self, key: str, probabilities: Sequence[float], premise_cut: int, hypothesis_cut: int) -> None:
+        entail, neutral, contradict = (float(value) for value in probabilities)
+        self.distributions[key] = ((entail, neutral, contradict), premise_cut, hypothesis_cut)
+
     def save(self, path: str | Path) -> None:
-        keys = sorted(self.scores)
-        values = [self.scores[key] for key in keys]
-        frame = pd.DataFrame(
-            {
-                "key": keys,
-                "score": [v[0] for v in values],
-                "premise_cut": [v[1] for v in values],
-                "hypothesis_cut": [v[2] for v in values],
-            }
-        )
-        write_parquet(frame, path)
+        nan = float("nan")
+        rows = [(key, SUPPORT, score, nan, nan, nan, p, h) for key, (score, p, h) in sorted(self.scores.items())]
+        rows += [(key, DISTRIBUTION, nan, *probs, p, h) for key, (probs, p, h) in sorted(self.distributions.items())]
+        columns = ["key", "kind", "score", *(f"p_{name}" for name in DISTRIBUTION_CLASSES), "premise_cut", "hypothesis_cut"]
+        frame = pd.DataFrame.from_records(rows, columns=columns)
+        write_parquet(frame.astype({"premise_cut": "int64", "hypothesis_cut": "int64"}), path)
 
     @classmethod
     def load(cls, path: str | Path) -> PairCache:
         cache = cls()
-        if Path(path).is_file():
-            frame = pd.read_parquet(path)
-            for row in frame.itertuples(index=False):
-                cache.put(row.key, float(row.score), int(row.premise_cut), int(row.hypothesis_cut))
+        if not Path(path).is_file():
+            return cache
+        frame = pd.read_parquet(path)
+        if "kind" not in frame.columns:  # written before distributions existed: supports only
+            frame = frame.assign(kind=SUPPORT)
+        for row in frame[frame["kind"] == SUPPORT].itertuples(index=False):
+            cache.put(row.key, float(row.score), int(row.premise_cut), int(row.hypothesis_cut))
+        distributions = frame[frame["kind"] == DISTRIBUTION]
+        if len(distributions):
+            probabilities = distributions[[f"p_{name}" for name in DISTRIBUTION_CLASSES]].to_numpy(dtype=np.float64)
+            cuts = zip(distributions["premise_cut"], distributions["hypothesis_cut"], strict=True)
+            for key, probs, (p, h) in zip(distributions["key"], probabilities, cuts, strict=True):
+                cache.put_distribution(key, probs, int(p), int(h))
         return cache
+
+    def lookup(self, kind: Kind, key: str) -> tuple[Any, int, int] | None:
+        return self.get(key) if kind == SUPPORT else self.get_distribution(key)
+
+    def store(self, kind: Kind, key: str, value: np.ndarray, premise_cut: int, hypothesis_cut: int) -> None:
+        if kind == SUPPORT:
+            self.put(key, float(value), premise_cut, hypothesis_cut)
+        else:
+            self.put_distribution(key, value, premise_cut, hypothesis_cut)
 
 
 @dataclass(frozen=True)
@@ -195,12 +248,51 @@ def score_pairs(
     description: str = "pairs",
 ) -> EngineResult:
     """Support scores of every (premise, hypothesis) pair, in input order."""
+    run = _score(scorer, pairs, SUPPORT, settings, cache, description)
+    return EngineResult(run.values, run.premise_cut, run.hypothesis_cut, run.counts, run.batch_shapes)
+
+
+def score_pair_distributions(
+    scorer: DistributionScorer,
+    pairs: Sequence[tuple[str, str]],
+    settings: EngineSettings | None = None,
+    cache: PairCache | None = None,
+    description: str = "pairs",
+) -> DistributionResult:
+    """P(entail), P(neutral), P(contradict) of every (premise, hypothesis) pair, in input order."""
+    if not callable(getattr(scorer, "probabilities", None)):
+        raise FactlabError(f"scorer {scorer.identity!r} gives support only, not a 3-way distribution")
+    run = _score(scorer, pairs, DISTRIBUTION, settings, cache, description)
+    probabilities = run.values.reshape(len(pairs), len(DISTRIBUTION_CLASSES))
+    return DistributionResult(probabilities, run.premise_cut, run.hypothesis_cut, run.counts, run.batch_shapes)
+
+
+@dataclass
+class _Run:
+    values: np.ndarray  # [pairs] supports or [pairs, 3] distributions
+    premise_cut: np.ndarray
+    hypothesis_cut: np.ndarray
+    counts: dict[str, int]
+    batch_shapes: list[tuple[int, int]]
+
+
+def _score(
+    scorer: Any,
+    pairs: Sequence[tuple[str, str]],
+    kind: Kind,
+    settings: EngineSettings | None,
+    cache: PairCache | None,
+    description: str,
+) -> _Run:
+    """The one batching loop: dedup against the cache, encode with counted cuts, length batches, one forward per batch."""
     settings = settings or EngineSettings()
     cache = cache if cache is not None else PairCache()
-    keys = [pair_key(scorer.identity, premise, hypothesis) for premise, hypothesis in pairs]
+    identity = scorer.identity if kind == SUPPORT else scorer.distribution_identity
+    forward = scorer.support if kind == SUPPORT else scorer.probabilities
+    keys = [pair_key(identity, premise, hypothesis, kind) for premise, hypothesis in pairs]
     todo: dict[str, tuple[str, str]] = {}
     for key, pair in zip(keys, pairs, strict=True):
-        if cache.get(key) is None and key not in todo:
+        if cache.lookup(kind, key) is None and key not in todo:
             todo[key] = pair
     todo_keys = list(todo)
     encoded = encode_pairs(scorer.tokenizer, [todo[key] for key in todo_keys], scorer.max_length) if todo else []
@@ -212,14 +304,17 @@ def score_pairs(
             items = [encoded[index] for index in batch]
             ids, mask, types = pad_batch(items, scorer.tokenizer.pad_token_id, scorer.device)
             shapes.append(tuple(ids.shape))
-            support = scorer.support(ids, mask, types).float().cpu().numpy()
-            for index, value in zip(batch, support, strict=True):
+            answer = forward(ids, mask, types)
+            if kind == DISTRIBUTION:
+                _check_distribution_shape(answer, len(batch))
+            values = answer.float().cpu().numpy()
+            for index, value in zip(batch, values, strict=True):
                 item = encoded[index]
-                cache.put(todo_keys[index], float(value), item.premise_cut, item.hypothesis_cut)
-    values = [cache.get(key) for key in keys]
-    scores = np.array([value[0] for value in values], dtype=np.float64)
-    premise_cut = np.array([value[1] for value in values], dtype=np.int64)
-    hypothesis_cut = np.array([value[2] for value in values], dtype=np.int64)
+                cache.store(kind, todo_keys[index], value, item.premise_cut, item.hypothesis_cut)
+    entries = [cache.lookup(kind, key) for key in keys]
+    values = np.array([entry[0] for entry in entries], dtype=np.float64)
+    premise_cut = np.array([entry[1] for entry in entries], dtype=np.int64)
+    hypothesis_cut = np.array([entry[2] for entry in entries], dtype=np.int64)
     real_tokens = sum(len(item.input_ids) for item in encoded)
     counts = {
         "pairs": len(pairs),
@@ -239,11 +334,28 @@ def score_pairs(
             counts["pairs_premise_cut"],
             scorer.max_length,
         )
-    return EngineResult(scores, premise_cut, hypothesis_cut, counts, shapes)
+    return _Run(values, premise_cut, hypothesis_cut, counts, shapes)
+
+
+def _check_distribution_shape(values: torch.Tensor, rows: int) -> None:
+    """A distribution has three columns: anything else would be cached, mislabelled, under every key of the batch."""
+    expected = (rows, len(DISTRIBUTION_CLASSES))
+    if tuple(values.shape) != expected:
+        raise FactlabError(f"scorer returned distributions of shape {tuple(values.shape)}, expected {expected}")
 
 
 def reference_scores(scorer: PairScorer, pairs: Iterable[tuple[str, str]], pad_to: int = 512) -> np.ndarray:
     """AlignScore's reference inference loop: each pair alone, tokenised with truncation and padded to `pad_to`."""
+    return _reference_loop(scorer, scorer.support, pairs, pad_to)
+
+
+def reference_distributions(scorer: DistributionScorer, pairs: Iterable[tuple[str, str]], pad_to: int = 512) -> np.ndarray:
+    """The reference loop for 3-way distributions ([pairs, 3]): the oracle of `score_pair_distributions`."""
+    values = _reference_loop(scorer, scorer.probabilities, pairs, pad_to)
+    return values.reshape(-1, len(DISTRIBUTION_CLASSES))
+
+
+def _reference_loop(scorer: PairScorer, forward: Forward, pairs: Iterable[tuple[str, str]], pad_to: int) -> np.ndarray:
     tokenizer = scorer.tokenizer
     out = []
     with torch.inference_mode():
@@ -257,5 +369,5 @@ def reference_scores(scorer: PairScorer, pairs: Iterable[tuple[str, str]], pad_t
                 return_tensors="pt",
             ).to(scorer.device)
             types = batch.get("token_type_ids")
-            out.append(float(scorer.support(batch["input_ids"], batch["attention_mask"], types)[0]))
+            out.append(forward(batch["input_ids"], batch["attention_mask"], types)[0].float().cpu().numpy())
     return np.array(out, dtype=np.float64)

@@ -10,6 +10,7 @@ COMMAND_MODULES = {
     "alignscore": "factlab.score.commands",
     "alignscore-tune": "factlab.score.tuning_commands",
     "merge": "factlab.score.merge_command",
+    "summac-zs": "factlab.score.summac_commands",
     "throughput": "factlab.score.throughput",
 }
 
