@@ -9,6 +9,7 @@ SCORE_DIR = "results/score/{benchmark}"
 SHARD_DIR = f"{SCORE_DIR}/shards"
 SCORE_SHARDS = param("score.shards")
 SCORERS = param("score.scorers")
+SCORE_ON_GPU = param("score.device") == "cuda"
 
 
 def shard_files(wildcards, extension):
@@ -175,6 +176,64 @@ rule score_summac_zs:
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
+BASELINE_SCORERS = [
+    "embedding_cosine",
+    "rouge",
+    "bertscore_precision",
+    "openie_triples",
+]
+BASELINE_SETTINGS = {
+    scorer: json.dumps(param(f"score.{scorer}"), sort_keys=True)
+    for scorer in BASELINE_SCORERS
+}
+
+
+def baseline_inputs(wildcards):
+    """A baseline's inputs: the benchmark, its sentences, the code it runs, and triples for openie_triples."""
+    inputs = {
+        "data": f"results/data/{wildcards.benchmark}.parquet",
+        "sentences": f"results/preprocess/{wildcards.benchmark}/sentences.parquet",
+        "code": code("score", wildcards.scorer.replace("_", "-")),
+    }
+    if wildcards.scorer == "openie_triples":
+        inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
+    return inputs
+
+
+rule score_baseline:
+    input:
+        unpack(baseline_inputs),
+    output:
+        scores=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/{scorer}.{shard}.log",
+    benchmark:
+        "benchmarks/score/{scorer}/{benchmark}.{shard}.tsv"
+    wildcard_constraints:
+        scorer="|".join(BASELINE_SCORERS),
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=lambda wildcards: int(SCORE_ON_GPU and wildcards.scorer != "rouge"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        command=lambda wildcards: wildcards.scorer.replace("_", "-"),
+        settings=lambda wildcards: BASELINE_SETTINGS[wildcards.scorer],
+        triples=lambda wildcards, input: (
+            f"--triples {input.triples}" if "triples" in input.keys() else ""
+        ),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        device=param("score.device"),
+    shell:
+        "factlab score {params.command} --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} {params.triples} "
+        "--settings {params.settings:q} --threads {threads} --device {params.device} "
+        "--out {output.scores} --report {output.report} > {log} 2>&1"
+
+
 # A scorer's shards of one benchmark -> its score table; a failed shard reruns alone.
 rule merge_scores:
     input:
@@ -200,6 +259,7 @@ rule benchmark_scoring_throughput:
             f"{PREPROCESS_DIR}/sentences.parquet", benchmark=SCORE_BENCHMARKS
         ),
         model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        choice=rules.tune_alignscore.output.choice,
         code=code("score", "throughput"),
     output:
         "results/benchmarks/scoring_throughput.json",
@@ -215,7 +275,6 @@ rule benchmark_scoring_throughput:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         pairs=param("score.throughput.pairs_per_benchmark"),
-        words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
         chunk_policy=param("preprocess.alignscore.policy"),
         token_budget=param("score.engine.token_budget"),
         max_batch_pairs=param("score.engine.max_batch_pairs"),
@@ -224,7 +283,7 @@ rule benchmark_scoring_throughput:
     shell:
         "factlab score throughput --data {input.data} --sentences {input.sentences} --model {params.model:q} "
         "--entailment-label {params.entailment_label:q} --pairs-per-benchmark {params.pairs} "
-        "--words-per-chunk {params.words_per_chunk} --chunk-policy {params.chunk_policy} --token-budget {params.token_budget} "
+        "--choice {input.choice} --chunk-policy {params.chunk_policy} --token-budget {params.token_budget} "
         "--max-batch-pairs {params.max_batch_pairs} --precision {params.precision} --threads {threads} "
         "--device {params.device} --out {output} > {log} 2>&1"
 

@@ -10,6 +10,10 @@ COMMAND_MODULES = {
     "alignscore": "factlab.score.commands",
     "alignscore-tune": "factlab.score.tuning_commands",
     "merge": "factlab.score.merge_command",
+    "embedding-cosine": "factlab.score.baseline_commands",
+    "rouge": "factlab.score.baseline_commands",
+    "bertscore-precision": "factlab.score.baseline_commands",
+    "openie-triples": "factlab.score.baseline_commands",
     "summac-zs": "factlab.score.summac_commands",
     "throughput": "factlab.score.throughput",
 }

@@ -33,7 +33,7 @@ def register(commands: Any) -> None:
     throughput.add_argument("--model", required=True)
     throughput.add_argument("--entailment-label", required=True)
     throughput.add_argument("--pairs-per-benchmark", type=positive_int, required=True)
-    throughput.add_argument("--words-per-chunk", type=positive_int, required=True)
+    throughput.add_argument("--choice", required=True, help="results/score/alignscore_choice.json: the chunk size scored")
     throughput.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
     throughput.add_argument("--token-budget", type=positive_int, required=True)
     throughput.add_argument("--max-batch-pairs", type=positive_int, required=True)
@@ -91,11 +91,11 @@ def run_throughput(args: argparse.Namespace) -> None:
 
     from factlab.models.aligner import load_pair_scorer
     from factlab.models.engine import EngineSettings, reference_scores, score_pairs
-    from factlab.score.alignscore import AlignScoreSettings
+    from factlab.score.commands import tuned_settings
 
     set_threads(args.threads)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
-    settings = AlignScoreSettings(args.words_per_chunk, args.chunk_policy)
+    settings = tuned_settings(args.choice, args.chunk_policy)  # the pairs the score stage actually scores
     pairs = list(dict.fromkeys(sample_pairs(args.data, args.sentences, args.pairs_per_benchmark, settings)))
     engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision, progress=False)
     score_pairs(scorer, pairs[:8], engine)  # warm-up (allocator, kernels) for both paths
@@ -112,6 +112,7 @@ def run_throughput(args: argparse.Namespace) -> None:
     flops = encoder_flops(config, engine_result.batch_shapes)
     report = {
         "pairs": len(pairs),
+        "words_per_chunk": settings.words_per_chunk,
         "benchmarks": [Path(path).stem for path in args.data],
         "mean_pair_tokens": engine_result.counts["tokens"] / len(pairs),
         "engine_seconds": round(engine_seconds, 3),

@@ -1,0 +1,54 @@
+"""`factlab score embedding-cosine | rouge | bertscore-precision | openie-triples`: FRANK-style baselines, one shard.
+
+Each reads its settings from `params.yaml` `score.<scorer>` (as --settings JSON) and writes the
+same score table and report as the model-based scorers (`factlab.score.commands`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import asdict
+from typing import Any
+
+import pandas as pd
+
+from factlab.commands import settings_from_json
+from factlab.runtime import DEVICES
+from factlab.score.commands import add_job_arguments, job_examples, write_job
+
+BASELINES = ("embedding_cosine", "rouge", "bertscore_precision", "openie_triples")
+
+
+def register(commands: Any) -> None:
+    for scorer in BASELINES:
+        parser = commands.add_parser(scorer.replace("_", "-"), help=f"{scorer} of every example of a benchmark (one shard)")
+        add_job_arguments(parser, model=False)
+        parser.add_argument("--settings", required=True, help=f"JSON of score.{scorer}")
+        parser.add_argument("--device", choices=DEVICES, required=True)
+        if scorer == "openie_triples":
+            parser.add_argument("--triples", required=True, help="results/preprocess/<benchmark>/triples.parquet")
+        parser.set_defaults(func=run_baseline, scorer=scorer)
+
+
+def run_baseline(args: argparse.Namespace) -> None:
+    from factlab.score import baselines
+
+    started = time.perf_counter()
+    examples = job_examples(args)
+    sentences = pd.read_parquet(args.sentences)
+    if args.scorer == "embedding_cosine":
+        settings: Any = settings_from_json(args.settings, baselines.EmbeddingCosineSettings, "score.embedding_cosine")
+        encoder = baselines.load_sentence_encoder(args.device)
+        scores, counts = baselines.score_embedding_cosine(examples, sentences, settings, encoder)
+    elif args.scorer == "rouge":
+        settings = settings_from_json(args.settings, baselines.RougeSettings, "score.rouge")
+        scores, counts = baselines.score_rouge(examples, sentences, settings)
+    elif args.scorer == "bertscore_precision":
+        settings = settings_from_json(args.settings, baselines.BertScoreSettings, "score.bertscore_precision")
+        scores, counts = baselines.score_bertscore_precision(examples, sentences, settings, device=args.device)
+    else:
+        settings = settings_from_json(args.settings, baselines.OpenIETriplesSettings, "score.openie_triples")
+        encoder = baselines.load_sentence_encoder(args.device)
+        scores, counts = baselines.score_openie_triples(examples, sentences, settings, pd.read_parquet(args.triples), encoder)
+    write_job(args, args.scorer, scores, counts, time.perf_counter() - started, device=args.device, settings=asdict(settings))
