@@ -288,6 +288,42 @@ for _table, _benchmarks in (
             "--ece-bins {params.ece_bins} --out {output.auc} --report {output.report} > {log} 2>&1"
 
 
+# factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
+FRANK_SCORED = "frank" in SCORE_BENCHMARKS
+
+
+rule correlate_frank_scorers:
+    input:
+        benchmark=FRANK_INPUTS["benchmark"],
+        released=FRANK_INPUTS["scores"],
+        scores=expand("results/score/frank/{scorer}.parquet", scorer=SCORERS),
+        code=code("metaeval", "frank-scorers"),
+    output:
+        correlations=f"{METAEVAL_DIR}/frank_scorers/correlations.csv",
+        williams=f"{METAEVAL_DIR}/frank_scorers/williams.csv",
+        metrics=f"{METAEVAL_DIR}/frank_scorers/metrics.json",
+    log:
+        "logs/metaeval/frank_scorers.log",
+    conda:
+        CONDA_ENV
+    params:
+        compare=" ".join(
+            f"{metric!r}" for metric in param("metaeval.frank.compare_scorers_with")
+        ),
+        subsets=param("metaeval.frank.subsets"),
+        variant=param("metaeval.frank.partial_variant"),
+        williams_variant=param("metaeval.frank.williams_variant"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
+    shell:
+        "factlab metaeval frank-scorers --benchmark {input.benchmark} --released {input.released} --scores {input.scores} "
+        "--compare {params.compare} --subsets {params.subsets} --variant {params.variant} "
+        "--williams-variant {params.williams_variant} --resamples {params.resamples} --confidence {params.confidence} "
+        "--seed {params.seed} --out-correlations {output.correlations} --out-williams {output.williams} "
+        "--out-metrics {output.metrics} > {log} 2>&1"
+
+
 rule metaeval:
     input:
         rules.correlate_frank_baselines.output,
@@ -301,3 +337,4 @@ rule metaeval:
         rules.evaluate_qasem_parser.output,
         rules.evaluate_detection.output,
         rules.evaluate_true_detection.output,
+        rules.correlate_frank_scorers.output if FRANK_SCORED else [],

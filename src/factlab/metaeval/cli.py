@@ -17,6 +17,7 @@ COMMAND_MODULES = {
     "annotator-agreement": "factlab.metaeval.published.agreement",
     "qasem-parser": "factlab.metaeval.qasem_parser",
     "detection": "factlab.metaeval.scorers",
+    "frank-scorers": "factlab.metaeval.frank_scorers",
 }
 
 

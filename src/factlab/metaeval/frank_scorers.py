@@ -1,0 +1,119 @@
+"""`factlab metaeval frank-scorers`: factlab's scorers against FRANK's human Factuality, FRANK's protocol.
+
+Each factlab score table of the `frank` benchmark becomes a metric column (`factlab <scorer>`)
+beside the released baselines it is compared with (FRANK's best simple metric, BERTScore-P against
+the article, and FactCC by default). On the summaries every factlab scorer scored:
+- partial Pearson and Spearman with Factuality, the system as confounder, per subset (all data,
+  CNN/DM, XSum; a subset with no scored summary is left out and logged), with document-bootstrap
+  CIs on all data — `factlab.metaeval.published.frank`'s functions, unchanged;
+- Williams tests of every factlab scorer against each compared metric and against each other.
+`metrics.json` names the best factlab scorer on all data, its partial Pearson, that of
+BERTScore-P-Art, and the Williams p of their difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from factlab.data.adapters.frank import BASELINE_METRICS
+from factlab.errors import FactlabError
+from factlab.io import write_json
+from factlab.metaeval.partial import PARTIAL_VARIANTS
+from factlab.metaeval.published.frank import (
+    SUBSET_LABELS,
+    BootstrapSettings,
+    load_joined,
+    metric_human_correlations,
+    pearson_bootstrap_cis,
+    williams_comparisons,
+    with_bootstrap_cis,
+    write_csv,
+)
+from factlab.metaeval.williams import WILLIAMS_VARIANTS
+
+LOG = logging.getLogger(__name__)
+PREFIX = "factlab "
+REFERENCE = "BertScore P Art"  # FRANK's best simple metric (partial Pearson 0.27 on all data)
+
+
+def with_scorer_columns(frame: pd.DataFrame, scores: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, list[str]]:
+    """`frame` restricted to the summaries every scorer scored, with a `factlab <scorer>` column each."""
+    columns = []
+    for scorer, table in sorted(scores.items()):
+        column = f"{PREFIX}{scorer}"
+        unknown = set(table["example_id"]) - set(frame["example_id"])
+        if unknown:
+            raise FactlabError(f"{scorer}: {len(unknown)} scored examples are not FRANK summaries, e.g. {sorted(unknown)[0]!r}")
+        frame = frame.merge(table[["example_id", "score"]].rename(columns={"score": column}), on="example_id", how="inner")
+        columns.append(column)
+    if frame.empty:
+        raise FactlabError("no FRANK summary is scored by every factlab scorer")
+    return frame, columns
+
+
+def scorer_comparisons(comparisons: pd.DataFrame, scorers: Sequence[str]) -> pd.DataFrame:
+    """The Williams rows that involve at least one factlab scorer."""
+    involved = comparisons["metric_a"].isin(scorers) | comparisons["metric_b"].isin(scorers)
+    return comparisons[involved].reset_index(drop=True)
+
+
+def headline(correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Sequence[str]) -> dict[str, Any]:
+    on_all = correlations[correlations["subset"] == "all"].set_index("metric")
+    best = on_all.loc[list(scorers), "pearson"].idxmax()
+    summary: dict[str, Any] = {
+        "n": int(on_all.loc[best, "n"]),
+        "best_scorer": best.removeprefix(PREFIX),
+        "best_partial_pearson": float(on_all.loc[best, "pearson"]),
+        "partial_pearson": {metric: float(value) for metric, value in on_all["pearson"].items()},
+    }
+    if REFERENCE in on_all.index:
+        summary["bertscore_p_art_partial_pearson"] = float(on_all.loc[REFERENCE, "pearson"])
+        pair = comparisons[
+            ((comparisons["metric_a"] == best) & (comparisons["metric_b"] == REFERENCE))
+            | ((comparisons["metric_a"] == REFERENCE) & (comparisons["metric_b"] == best))
+        ]
+        summary["williams_p_best_vs_bertscore_p_art"] = float(pair["p"].iloc[0])
+    return summary
+
+
+def run_frank_scorers(args: argparse.Namespace) -> None:
+    frame = load_joined(args.benchmark, args.released)
+    scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
+    frame, scorers = with_scorer_columns(frame, scores)
+    metrics = [*scorers, *args.compare]
+    subsets = [subset for subset in args.subsets if subset == "all" or (frame["subset"] == subset).any()]
+    for subset in sorted(set(args.subsets) - set(subsets)):
+        LOG.warning("no scored FRANK summary in subset %s: left out", subset)
+    correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
+    settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
+    correlations = with_bootstrap_cis(correlations, pearson_bootstrap_cis(frame, settings, metrics))
+    comparisons = scorer_comparisons(williams_comparisons(frame, args.williams_variant, metrics), scorers)
+    write_csv(correlations, args.out_correlations)
+    write_csv(comparisons, args.out_williams)
+    write_json(headline(correlations, comparisons, scorers), args.out_metrics)
+
+
+def register(commands: Any) -> None:
+    command = commands.add_parser(
+        "frank-scorers", help="FRANK: factlab's scorers against Factuality (partial correlations, Williams)"
+    )
+    command.add_argument("--benchmark", required=True, help="results/data/frank.parquet")
+    command.add_argument("--released", required=True, help="results/data/frank_baseline_scores.parquet")
+    command.add_argument("--scores", nargs="+", required=True, help="results/score/frank/<scorer>.parquet")
+    command.add_argument("--compare", nargs="+", required=True, choices=BASELINE_METRICS, help="released metrics shown beside")
+    command.add_argument("--subsets", nargs="+", required=True, choices=list(SUBSET_LABELS))
+    command.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
+    command.add_argument("--williams-variant", required=True, choices=WILLIAMS_VARIANTS)
+    command.add_argument("--resamples", type=int, required=True)
+    command.add_argument("--confidence", type=float, required=True)
+    command.add_argument("--seed", type=int, required=True)
+    command.add_argument("--out-correlations", required=True)
+    command.add_argument("--out-williams", required=True)
+    command.add_argument("--out-metrics", required=True)
+    command.set_defaults(func=run_frank_scorers)

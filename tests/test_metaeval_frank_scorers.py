@@ -1,0 +1,81 @@
+"""factlab's scorers on FRANK (factlab.metaeval.frank_scorers), checked with FRANK's released scores posing as scorers.
+
+A score table holding FRANK's released FactCC scores must get exactly the partial correlation
+FRANK's own table gives FactCC (rebuilt by factlab.metaeval.published.frank, itself checked against
+scipy and pingouin in test_published_frank.py), and its Williams test against BERTScore-P-Art the
+same numbers as the released pair.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from factlab.cli import main
+from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
+from factlab.metaeval.published import frank as published
+
+
+@pytest.fixture(scope="module")
+def tables(raw) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return adapt_frank(raw).frame, adapt_frank_baselines(raw).frame
+
+
+def run(tmp_path, labels, released, scorers: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    benchmark, released_path = tmp_path / "frank.parquet", tmp_path / "released.parquet"
+    labels.to_parquet(benchmark)
+    released.to_parquet(released_path)
+    paths = []
+    for name, table in scorers.items():
+        paths.append(tmp_path / f"{name}.parquet")
+        table.to_parquet(paths[-1])
+    out = tmp_path / "out"
+    command = [
+        "metaeval", "frank-scorers", "--benchmark", str(benchmark), "--released", str(released_path),
+        "--scores", *map(str, paths), "--compare", "BertScore P Art", "--subsets", "all", "cnndm", "xsum",
+        "--variant", "frank", "--williams-variant", "two_sided", "--resamples", "50", "--confidence", "0.95",
+        "--seed", "2022", "--out-correlations", f"{out}/c.csv", "--out-williams", f"{out}/w.csv",
+        "--out-metrics", f"{out}/m.json",
+    ]  # fmt: skip
+    assert main(command) == 0
+    return pd.read_csv(out / "c.csv"), pd.read_csv(out / "w.csv"), json.loads((out / "m.json").read_text())
+
+
+def test_released_scores_as_a_scorer_reproduce_frank(tmp_path, tables) -> None:
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    flipped = factcc.assign(score=-factcc["score"])
+    correlations, williams, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc, "factcc_flipped": flipped})
+    expected = published.metric_human_correlations(
+        published.join_scores(labels, released), ["all", "cnndm", "xsum"], "frank", ["FactCC", "BertScore P Art"]
+    ).set_index(["metric", "subset"])
+    got = correlations.set_index(["metric", "subset"])
+    for subset in ("all", "cnndm", "xsum"):
+        assert got.loc[("factlab factcc_copy", subset), "pearson"] == pytest.approx(expected.loc[("FactCC", subset), "pearson"])
+        assert got.loc[("factlab factcc_flipped", subset), "spearman"] == pytest.approx(
+            -expected.loc[("FactCC", subset), "spearman"]
+        )
+        assert got.loc[("BertScore P Art", subset), "pearson"] == pytest.approx(
+            expected.loc[("BertScore P Art", subset), "pearson"]
+        )
+    released_pair = published.williams_comparisons(
+        published.join_scores(labels, released), "two_sided", ["FactCC", "BertScore P Art"]
+    )
+    pair = williams[(williams["metric_a"] == "factlab factcc_copy") & (williams["metric_b"] == "BertScore P Art")].iloc[0]
+    assert pair["t"] == pytest.approx(released_pair["t"].iloc[0]) and pair["p"] == pytest.approx(released_pair["p"].iloc[0])
+    assert set(williams["metric_a"]) | set(williams["metric_b"]) >= {"factlab factcc_copy", "factlab factcc_flipped"}
+    # FRANK's headline: FactCC 0.20 below BERTScore-P-Art 0.27, the difference significant
+    assert metrics["best_scorer"] == "factcc_copy" and metrics["n"] == 2246
+    assert metrics["best_partial_pearson"] == pytest.approx(0.2039, abs=1e-4)
+    assert metrics["bertscore_p_art_partial_pearson"] == pytest.approx(0.2711, abs=1e-4)
+    assert metrics["williams_p_best_vs_bertscore_p_art"] == pytest.approx(pair["p"])
+
+
+def test_subsets_without_scored_summaries_are_left_out(tmp_path, tables) -> None:
+    labels, released = tables
+    cnndm = labels.loc[labels["subset"] == "cnndm", ["example_id"]]
+    table = cnndm.merge(released[["example_id", "FactCC"]]).rename(columns={"FactCC": "score"})
+    correlations, _, metrics = run(tmp_path, labels, released, {"factcc_cnndm": table})
+    assert set(correlations["subset"]) == {"all", "cnndm"} and metrics["n"] == len(cnndm) == 1250
