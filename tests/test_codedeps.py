@@ -56,6 +56,7 @@ def test_frank_module_reaches_only_frank_commands() -> None:
         ("metaeval", "frank-williams"),
         ("metaeval", "frank-ablation"),
         ("metaeval", "frank-summary"),
+        ("metaeval", "frank-scorers"),  # factlab's scorers under FRANK's protocol
         ("paper", "frank-table"),
         ("paper", "frank-williams-figure"),
         ("paper", "frank-ablation-figure"),

@@ -43,19 +43,23 @@ ALIGNSCORE_TUNING = param("score.alignscore.tuning")
 TUNING_BENCHMARKS = [
     name for name in ALIGNSCORE_TUNING["benchmarks"] if name in PREPROCESS_BENCHMARKS
 ]
-if not TUNING_BENCHMARKS:
-    raise ConfigError(
-        "params.yaml score.alignscore.tuning.benchmarks: none of them is preprocessed (preprocess.benchmarks); "
-        "AlignScore's chunk size cannot be tuned"
-    )
+
+
+def tuning_files(pattern):
+    """`pattern` for each tuning benchmark; an error only when a job needs the tuning (a DAG that scores nothing
+    with AlignScore may preprocess no validation benchmark)."""
+    if not TUNING_BENCHMARKS:
+        raise ConfigError(
+            "params.yaml score.alignscore.tuning.benchmarks: none of them is preprocessed (preprocess.benchmarks); "
+            "AlignScore's chunk size cannot be tuned"
+        )
+    return expand(pattern, benchmark=TUNING_BENCHMARKS)
 
 
 rule tune_alignscore:
     input:
-        data=expand("results/data/{benchmark}.parquet", benchmark=TUNING_BENCHMARKS),
-        sentences=expand(
-            f"{PREPROCESS_DIR}/sentences.parquet", benchmark=TUNING_BENCHMARKS
-        ),
+        data=lambda wildcards: tuning_files("results/data/{benchmark}.parquet"),
+        sentences=lambda wildcards: tuning_files(f"{PREPROCESS_DIR}/sentences.parquet"),
         model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
         code=code("score", "alignscore-tune"),
     output:
