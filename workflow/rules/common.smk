@@ -124,3 +124,35 @@ def detection_inputs(benchmarks, validation):
         ],
         "data": [f"results/data/{name}.parquet" for name in names],
     }
+
+
+# Score stage (score.smk): shards, AlignScore's tuning inputs, baselines' inputs.
+def shard_files(wildcards, extension):
+    """The shards of one (benchmark, scorer): the inputs of its merge."""
+    return [
+        f"results/score/{wildcards.benchmark}/shards/{wildcards.scorer}/{shard}.{extension}"
+        for shard in range(SCORE_SHARDS)
+    ]
+
+
+def tuning_files(pattern):
+    """`pattern` for each tuning benchmark; an error only when a job needs the tuning (a DAG that scores nothing
+    with AlignScore may preprocess no validation benchmark)."""
+    if not TUNING_BENCHMARKS:
+        raise ConfigError(
+            "params.yaml score.alignscore.tuning.benchmarks: none of them is preprocessed (preprocess.benchmarks); "
+            "AlignScore's chunk size cannot be tuned"
+        )
+    return expand(pattern, benchmark=TUNING_BENCHMARKS)
+
+
+def baseline_inputs(wildcards):
+    """A baseline's inputs: the benchmark, its sentences, the code it runs, and triples for openie_triples."""
+    inputs = {
+        "data": f"results/data/{wildcards.benchmark}.parquet",
+        "sentences": f"results/preprocess/{wildcards.benchmark}/sentences.parquet",
+        "code": code("score", wildcards.scorer.replace("_", "-")),
+    }
+    if wildcards.scorer == "openie_triples":
+        inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
+    return inputs

@@ -12,14 +12,6 @@ SCORERS = param("score.scorers")
 SCORE_ON_GPU = param("score.device") == "cuda"
 
 
-def shard_files(wildcards, extension):
-    """The shards of one (benchmark, scorer): the inputs of its merge."""
-    return [
-        f"results/score/{wildcards.benchmark}/shards/{wildcards.scorer}/{shard}.{extension}"
-        for shard in range(SCORE_SHARDS)
-    ]
-
-
 wildcard_constraints:
     shard=r"\d+",
     scorer=r"[a-z_]+",
@@ -43,17 +35,6 @@ ALIGNSCORE_TUNING = param("score.alignscore.tuning")
 TUNING_BENCHMARKS = [
     name for name in ALIGNSCORE_TUNING["benchmarks"] if name in PREPROCESS_BENCHMARKS
 ]
-
-
-def tuning_files(pattern):
-    """`pattern` for each tuning benchmark; an error only when a job needs the tuning (a DAG that scores nothing
-    with AlignScore may preprocess no validation benchmark)."""
-    if not TUNING_BENCHMARKS:
-        raise ConfigError(
-            "params.yaml score.alignscore.tuning.benchmarks: none of them is preprocessed (preprocess.benchmarks); "
-            "AlignScore's chunk size cannot be tuned"
-        )
-    return expand(pattern, benchmark=TUNING_BENCHMARKS)
 
 
 rule tune_alignscore:
@@ -190,18 +171,6 @@ BASELINE_SETTINGS = {
     scorer: json.dumps(param(f"score.{scorer}"), sort_keys=True)
     for scorer in BASELINE_SCORERS
 }
-
-
-def baseline_inputs(wildcards):
-    """A baseline's inputs: the benchmark, its sentences, the code it runs, and triples for openie_triples."""
-    inputs = {
-        "data": f"results/data/{wildcards.benchmark}.parquet",
-        "sentences": f"results/preprocess/{wildcards.benchmark}/sentences.parquet",
-        "code": code("score", wildcards.scorer.replace("_", "-")),
-    }
-    if wildcards.scorer == "openie_triples":
-        inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
-    return inputs
 
 
 rule score_baseline:
