@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,7 @@ from factlab.commands import max_examples, positive_int, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.runtime import DEVICES, set_threads
+from factlab.score.jobs import with_pair_rate
 
 if TYPE_CHECKING:
     from factlab.models.engine import EngineSettings
@@ -47,14 +50,19 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--report", required=True)
     if model:
-        from factlab.models.engine import PRECISIONS
+        add_model_arguments(parser)
 
-        parser.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
-        parser.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
-        parser.add_argument("--token-budget", type=positive_int, required=True)
-        parser.add_argument("--max-batch-pairs", type=positive_int, required=True)
-        parser.add_argument("--precision", choices=PRECISIONS, required=True)
-        parser.add_argument("--device", choices=DEVICES, required=True)
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """The pair scorer (`load_pair_scorer`) and the engine's batching (`engine_settings`): every command running the engine."""
+    from factlab.models.engine import PRECISIONS
+
+    parser.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
+    parser.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
+    parser.add_argument("--token-budget", type=positive_int, required=True)
+    parser.add_argument("--max-batch-pairs", type=positive_int, required=True)
+    parser.add_argument("--precision", choices=PRECISIONS, required=True)
+    parser.add_argument("--device", choices=DEVICES, required=True)
 
 
 def job_examples(args: argparse.Namespace) -> pd.DataFrame:
@@ -66,10 +74,10 @@ def job_examples(args: argparse.Namespace) -> pd.DataFrame:
     return shard_examples(select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples), args.shard, args.shards)
 
 
-def engine_settings(args: argparse.Namespace) -> EngineSettings:
+def engine_settings(args: argparse.Namespace, *, progress: bool = True) -> EngineSettings:
     from factlab.models.engine import EngineSettings
 
-    return EngineSettings(args.token_budget, args.max_batch_pairs, args.precision)
+    return EngineSettings(args.token_budget, args.max_batch_pairs, args.precision, progress=progress)
 
 
 def write_job(
@@ -79,36 +87,41 @@ def write_job(
     write_parquet(scores, args.out)
     report = {"benchmark": args.benchmark, "scorer": scorer, "shard": args.shard, "shards": args.shards, **job, **counts}
     report["score_seconds"] = round(seconds, 2)
-    if "distinct_pairs_scored" in counts and seconds > 0:
-        report["pairs_per_s"] = round(counts["distinct_pairs_scored"] / seconds, 1)
-    write_report(report, args.report)
+    write_report(with_pair_rate(report), args.report)
 
 
-def run_alignscore(args: argparse.Namespace) -> None:
+def run_pair_job(
+    args: argparse.Namespace,
+    scorer_name: str,
+    score: Callable[..., tuple[pd.DataFrame, dict[str, Any]]],
+    settings: Any,
+    **labels: str,
+) -> None:
+    """A model-based scoring job: this shard's examples, the pair scorer (`labels`: its NLI label names),
+    `score(examples, sentences, scorer, settings, engine)`, and the job's table and report."""
     from factlab.models.aligner import load_pair_scorer
-    from factlab.score.alignscore import score_benchmark
 
     started = time.perf_counter()
     examples = job_examples(args)
-    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
-    settings = tuned_settings(args.choice, args.chunk_policy)
+    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label, **labels)
     load_seconds = time.perf_counter() - started
-    scores, counts = score_benchmark(examples, pd.read_parquet(args.sentences), scorer, settings, engine_settings(args))
-    settings_record = {
-        "words_per_chunk": settings.words_per_chunk,
-        "chunk_policy": settings.chunk_policy,
-        "aggregation": settings.aggregation,
-    }
+    scores, counts = score(examples, pd.read_parquet(args.sentences), scorer, settings, engine_settings(args))
     write_job(
         args,
-        "alignscore",
+        scorer_name,
         scores,
         {**counts, "load_seconds": round(load_seconds, 2)},
         time.perf_counter() - started - load_seconds,
         model=scorer.identity,
         device=str(scorer.device),
-        settings=settings_record,
+        settings=asdict(settings),
     )
+
+
+def run_alignscore(args: argparse.Namespace) -> None:
+    from factlab.score.alignscore import score_benchmark
+
+    run_pair_job(args, "alignscore", score_benchmark, tuned_settings(args.choice, args.chunk_policy))
 
 
 def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:

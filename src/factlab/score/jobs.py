@@ -53,10 +53,15 @@ def merge_shards(tables: Sequence[pd.DataFrame], reports: Sequence[dict[str, Any
                 continue  # rates (pairs/s) and labels do not add up across shards
             else:
                 report[key] = report.get(key, 0) + value
+    return merged, with_pair_rate(report)
+
+
+def with_pair_rate(report: dict[str, Any]) -> dict[str, Any]:
+    """`report` with pairs/s where it counts scored pairs and seconds (a shard's, or the summed shards')."""
     seconds = report.get("score_seconds")
     if seconds and "distinct_pairs_scored" in report:
         report["pairs_per_s"] = round(report["distinct_pairs_scored"] / seconds, 1)
-    return merged, report
+    return report
 
 
 def read_reports(paths: Sequence[str | Path]) -> list[dict[str, Any]]:

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from factlab.commands import positive_int, write_report
-from factlab.runtime import DEVICES, set_threads
+from factlab.runtime import set_threads
+from factlab.score.commands import add_model_arguments
 
 
 def register(commands: Any) -> None:
@@ -30,16 +31,11 @@ def register(commands: Any) -> None:
     throughput.add_argument(
         "--sentences", nargs="+", required=True, help="results/preprocess/<benchmark>/sentences.parquet, same order"
     )
-    throughput.add_argument("--model", required=True)
-    throughput.add_argument("--entailment-label", required=True)
+    add_model_arguments(throughput)
     throughput.add_argument("--pairs-per-benchmark", type=positive_int, required=True)
     throughput.add_argument("--choice", required=True, help="results/score/alignscore_choice.json: the chunk size scored")
     throughput.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
-    throughput.add_argument("--token-budget", type=positive_int, required=True)
-    throughput.add_argument("--max-batch-pairs", type=positive_int, required=True)
-    throughput.add_argument("--precision", required=True)
-    throughput.add_argument("--threads", type=int, required=True)
-    throughput.add_argument("--device", choices=DEVICES, required=True)
+    throughput.add_argument("--threads", type=positive_int, required=True)
     throughput.add_argument("--out", required=True)
     throughput.set_defaults(func=run_throughput)
 
@@ -90,14 +86,14 @@ def run_throughput(args: argparse.Namespace) -> None:
     import torch
 
     from factlab.models.aligner import load_pair_scorer
-    from factlab.models.engine import EngineSettings, reference_scores, score_pairs
-    from factlab.score.commands import tuned_settings
+    from factlab.models.engine import reference_scores, score_pairs
+    from factlab.score.commands import engine_settings, tuned_settings
 
     set_threads(args.threads)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
     settings = tuned_settings(args.choice, args.chunk_policy)  # the pairs the score stage actually scores
     pairs = list(dict.fromkeys(sample_pairs(args.data, args.sentences, args.pairs_per_benchmark, settings)))
-    engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision, progress=False)
+    engine = engine_settings(args, progress=False)
     score_pairs(scorer, pairs[:8], engine)  # warm-up (allocator, kernels) for both paths
     reference_scores(scorer, pairs[:2])
 

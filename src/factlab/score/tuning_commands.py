@@ -7,7 +7,6 @@ Writes the AUC of every grid cell on every benchmark (CSV) and the choice (JSON)
 from __future__ import annotations
 
 import argparse
-import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -17,27 +16,19 @@ import pandas as pd
 from factlab.commands import max_examples, positive_int, settings_from_json, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
-from factlab.runtime import DEVICES, set_threads
-
-LOG = logging.getLogger(__name__)
+from factlab.runtime import set_threads
+from factlab.score.commands import add_model_arguments, engine_settings
 
 
 def register(commands: Any) -> None:
-    from factlab.models.engine import PRECISIONS
-
     tune = commands.add_parser("alignscore-tune", help="choose AlignScore's chunk size and aggregation on validation data")
     tune.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of each validation benchmark")
     tune.add_argument("--sentences", nargs="+", required=True, help="<benchmark>/sentences.parquet, same order")
     tune.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
-    tune.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
-    tune.add_argument("--entailment-label", required=True)
+    add_model_arguments(tune)
     tune.add_argument("--settings", required=True, help="JSON of score.alignscore.tuning (without benchmarks)")
     tune.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
-    tune.add_argument("--token-budget", type=positive_int, required=True)
-    tune.add_argument("--max-batch-pairs", type=positive_int, required=True)
-    tune.add_argument("--precision", choices=PRECISIONS, required=True)
-    tune.add_argument("--threads", type=int, required=True)
-    tune.add_argument("--device", choices=DEVICES, required=True)
+    tune.add_argument("--threads", type=positive_int, required=True)
     tune.add_argument("--out-table", required=True)
     tune.add_argument("--out-choice", required=True)
     tune.set_defaults(func=run_tuning)
@@ -45,7 +36,6 @@ def register(commands: Any) -> None:
 
 def run_tuning(args: argparse.Namespace) -> None:
     from factlab.models.aligner import load_pair_scorer
-    from factlab.models.engine import EngineSettings
     from factlab.preprocess.benchmark import select_examples
     from factlab.score.tuning import TuningSettings, choose, sweep
 
@@ -62,8 +52,7 @@ def run_tuning(args: argparse.Namespace) -> None:
         examples = select_examples(pd.read_parquet(data_path), name, args.max_examples)
         benchmarks[name] = (examples, pd.read_parquet(sentences_path))
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
-    engine = EngineSettings(args.token_budget, args.max_batch_pairs, args.precision)
-    table = sweep(benchmarks, scorer, settings, args.chunk_policy, engine)
+    table = sweep(benchmarks, scorer, settings, args.chunk_policy, engine_settings(args))
     choice = choose(table)  # before writing: a failed choice leaves no partial artefact
     write_text(table.to_csv(index=False), args.out_table)
     write_report(
