@@ -17,6 +17,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from factlab.data.adapters.nli import premise_id
+from factlab.data.schema import validate_benchmark
 from factlab.download.manifest import RawFiles
 from factlab.errors import DataError
 from factlab.io import sha256_file
@@ -61,3 +63,17 @@ def assert_one_line(error: pytest.ExceptionInfo[DataError], path: Path, record: 
     assert error.value.file == str(path) and error.value.record == record and error.value.field == field
     message = str(error.value)
     assert "\n" not in message and str(path) in message and record in message and field in message
+
+
+def line_count(path: Path) -> int:
+    """Independent count: newline bytes (every mirrored file ends with one)."""
+    return path.read_bytes().count(b"\n")
+
+
+def check_nli_schema(frame: pd.DataFrame, name: str, vocabulary: set[str]) -> pd.DataFrame:
+    """A pair corpus in the canonical schema: its NLI labels, label = entailment, doc_id = the premise's id."""
+    frame = validate_benchmark(frame, name)
+    assert set(frame["nli_label"]) == vocabulary
+    assert (frame["label"] == frame["nli_label"].eq("entailment").astype(int)).all()
+    assert (frame["doc_id"] == frame["source"].map(premise_id)).all()
+    return frame

@@ -6,15 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from damaged_copies import assert_one_line, damaged_copy, row
+from damaged_copies import assert_one_line, check_nli_schema, damaged_copy, line_count, row
 from known_counts import CLIMATE_FEVER, FACTCG_CG2C_DOC, HALUEVAL_QA
 
 from factlab.data.adapters.climate_fever import adapt_climate_fever
 from factlab.data.adapters.factcg import adapt_factcg, parse_claim
 from factlab.data.adapters.halueval import adapt_halueval_qa, qa_statement
-from factlab.data.adapters.nli import premise_id
 from factlab.data.registry import builtin_specs
-from factlab.data.schema import validate_benchmark
 from factlab.errors import DataError
 
 CLIMATE_FILE = "dataset/climate-fever.jsonl"
@@ -37,16 +35,8 @@ def factcg(raw):
     return adapt_factcg(raw)
 
 
-def line_count(path: Path) -> int:
-    """Independent count: newline bytes (every mirrored file ends with one)."""
-    return path.read_bytes().count(b"\n")
-
-
 def check_schema(frame: pd.DataFrame, name: str, vocabulary: set[str]) -> pd.DataFrame:
-    frame = validate_benchmark(frame, name)
-    assert set(frame["nli_label"]) == vocabulary
-    assert (frame["label"] == frame["nli_label"].eq("entailment").astype(int)).all()
-    assert (frame["doc_id"] == frame["source"].map(premise_id)).all()
+    frame = check_nli_schema(frame, name, vocabulary)
     assert set(frame["split"]) == {"train"}
     return frame
 
@@ -214,21 +204,15 @@ def test_factcg_claim_that_is_not_one_string_is_an_error(value):
     assert error.value.field == "text_b" and error.value.record == "line 4"
 
 
-def test_factcg_two_claims_in_a_real_record_name_file_line_and_field(raw, tmp_path):
+@pytest.mark.parametrize(
+    ("line_no", "field", "value"),
+    [(10, "text_b", '["first claim", "second claim"]'), (3, "orig_label", "yes")],  # two claims in one record; a bad label
+)
+def test_factcg_damaged_record_names_file_line_and_field(raw, tmp_path, line_no, field, value):
     def edit(record):
-        record["text_b"] = '["first claim", "second claim"]'
+        record[field] = value
 
-    broken, path = damaged_copy(raw, tmp_path, "factcg", FACTCG_FILE, 10, edit)
+    broken, path = damaged_copy(raw, tmp_path, "factcg", FACTCG_FILE, line_no, edit)
     with pytest.raises(DataError) as error:
         adapt_factcg(broken)
-    assert_one_line(error, path, "line 10", "text_b")
-
-
-def test_factcg_bad_label_names_file_line_and_field(raw, tmp_path):
-    def edit(record):
-        record["orig_label"] = "yes"
-
-    broken, path = damaged_copy(raw, tmp_path, "factcg", FACTCG_FILE, 3, edit)
-    with pytest.raises(DataError) as error:
-        adapt_factcg(broken)
-    assert_one_line(error, path, "line 3", "orig_label")
+    assert_one_line(error, path, f"line {line_no}", field)

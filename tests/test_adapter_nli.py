@@ -1,7 +1,6 @@
-from pathlib import Path
-
 import pandas as pd
 import pytest
+from damaged_copies import check_nli_schema, line_count
 
 from factlab.data.adapters.nli import (
     BINARY_LABELS,
@@ -12,10 +11,8 @@ from factlab.data.adapters.nli import (
     adapt_rte,
     adapt_sick,
     iter_tab_lines,
-    premise_id,
     read_labelled_lines,
 )
-from factlab.data.schema import validate_benchmark
 from factlab.errors import DataError
 
 THREE_WAY = {"entailment", "neutral", "contradiction"}
@@ -36,19 +33,6 @@ def split_sizes(frame: pd.DataFrame) -> dict[str, int]:
     return frame["split"].value_counts().to_dict()
 
 
-def line_count(path: Path) -> int:
-    """Independent count: newline bytes (every mirrored file ends with one)."""
-    return path.read_bytes().count(b"\n")
-
-
-def check_schema(frame: pd.DataFrame, name: str, vocabulary: set[str]) -> pd.DataFrame:
-    frame = validate_benchmark(frame, name)
-    assert set(frame["nli_label"]) == vocabulary
-    assert (frame["label"] == frame["nli_label"].eq("entailment").astype(int)).all()
-    assert (frame["doc_id"] == frame["source"].map(premise_id)).all()
-    return frame
-
-
 def test_binary_mnli_and_fever_counts_match_mirror_readme(raw, mnli, fever):
     assert split_sizes(mnli.frame) == {"dev": 6_647, "test": 13_000}
     assert split_sizes(fever.frame) == {"dev": 8_209, "test": 10_000}
@@ -59,7 +43,7 @@ def test_binary_mnli_and_fever_counts_match_mirror_readme(raw, mnli, fever):
 
 def test_binary_sets_are_binary_canonical_rows(mnli, fever):
     for built, name in ((mnli, "nli_mnli_binary"), (fever, "nli_fever_binary")):
-        frame = check_schema(built.frame, name, TWO_WAY)
+        frame = check_nli_schema(built.frame, name, TWO_WAY)
         assert frame["system"].nunique() == 1
     first = mnli.frame.iloc[0]  # line 1 of binary-MNLI/dev.txt
     assert first["nli_label"] == "not_entailment" and first["source"] == "Challenges to Restore Public Confidence in"
@@ -67,7 +51,7 @@ def test_binary_sets_are_binary_canonical_rows(mnli, fever):
 
 def test_mctest_reads_five_files_with_subset_and_split(raw):
     built = adapt_mctest(raw)
-    frame = check_schema(built.frame, "nli_mctest", TWO_WAY)
+    frame = check_nli_schema(built.frame, "nli_mctest", TWO_WAY)
     paths = raw.glob(DOCNLI, "Data/MCTest-NLI/")
     assert len(paths) == 5 and len(frame) == sum(line_count(p) for p in paths)
     per_file = built.frame.groupby(["subset", "split"]).size().to_dict()
@@ -77,7 +61,7 @@ def test_mctest_reads_five_files_with_subset_and_split(raw):
 
 
 def test_anli_counts_rounds_and_labels(raw):
-    frame = check_schema(adapt_anli(raw).frame, "nli_anli", THREE_WAY)
+    frame = check_nli_schema(adapt_anli(raw).frame, "nli_anli", THREE_WAY)
     assert len(frame) == 6_400
     assert split_sizes(frame) == {"dev": 3_200, "test": 3_200}
     assert frame["round"].value_counts().to_dict() == {1: 2_000, 2: 2_000, 3: 2_400}
@@ -85,7 +69,7 @@ def test_anli_counts_rounds_and_labels(raw):
 
 def test_sick_counts_labels_and_relatedness(raw):
     built = adapt_sick(raw)
-    frame = check_schema(built.frame, "nli_sick", THREE_WAY)
+    frame = check_nli_schema(built.frame, "nli_sick", THREE_WAY)
     assert len(frame) == 9_927
     assert split_sizes(frame) == {"train": 4_500, "dev": 500, "test": 4_927}
     assert frame["relatedness"].between(1, 5).all()
@@ -94,7 +78,7 @@ def test_sick_counts_labels_and_relatedness(raw):
 
 
 def test_rte_resplit_covers_official_train_plus_dev(raw):
-    frame = check_schema(adapt_rte(raw).frame, "nli_rte", TWO_WAY)
+    frame = check_nli_schema(adapt_rte(raw).frame, "nli_rte", TWO_WAY)
     assert len(frame) == 2_767
     assert split_sizes(frame) == {"train": 1_244, "dev": 139, "test": 1_384}
     indices = frame["example_id"].str.removeprefix("rte-").astype(int)
