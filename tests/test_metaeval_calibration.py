@@ -90,6 +90,35 @@ def test_calibration_input_errors():
         expected_calibration_error([0, 1], [0.1, 0.9], n_bins=0)
     with pytest.raises(StatisticsError, match="constant"):
         expected_calibration_error([0, 1], [0.7, 0.7], binning="scale_minmax")
-    for unknown in ("quantile", "equal_mass"):
+    for unknown in ("quantile", "equal_count"):
         with pytest.raises(StatisticsError, match="unknown binning"):
             expected_calibration_error([0, 1], [0.1, 0.9], binning=unknown)  # type: ignore[arg-type]
+
+
+def test_equal_mass_bins_worked_by_hand() -> None:
+    from factlab.metaeval.calibration import expected_calibration_error
+
+    # 6 scores in 3 bins of 2 (sorted): {0.1, 0.2} labels {0, 0}: |0 - 0.15|; {0.4, 0.6} labels {1, 0}: |0.5 - 0.5|;
+    # {0.8, 0.9} labels {1, 1}: |1 - 0.85|. ECE = (2 * 0.15 + 0 + 2 * 0.15) / 6 = 0.1.
+    result = expected_calibration_error([0, 1, 0, 1, 0, 1], [0.1, 0.4, 0.2, 0.9, 0.6, 0.8], n_bins=3, binning="equal_mass")
+    assert result.ece == pytest.approx(0.1)
+    assert [b.count for b in result.bins] == [2, 2, 2]
+    assert (result.bins[1].lower, result.bins[1].upper) == (0.4, 0.6)
+
+
+def test_equal_mass_needs_an_item_per_bin() -> None:
+    from factlab.metaeval.calibration import expected_calibration_error
+
+    with pytest.raises(StatisticsError, match="at least one item per bin"):
+        expected_calibration_error([0, 1], [0.2, 0.7], n_bins=3, binning="equal_mass")
+
+
+def test_isotonic_calibrator_pools_adjacent_violators_by_hand() -> None:
+    from factlab.metaeval.calibration import isotonic_calibrator
+
+    # Labels 0, 1, 0, 1 at 0.1 … 0.4: the violating middle pair pools to 0.5; the ends stay 0 and 1.
+    calibrate = isotonic_calibrator([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_allclose(calibrate([0.1, 0.25, 0.4]), [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(calibrate([-3.0, 9.0]), [0.0, 1.0])  # clipped outside the fitted range
+    with pytest.raises(StatisticsError, match="both labels"):
+        isotonic_calibrator([1, 1], [0.1, 0.2])

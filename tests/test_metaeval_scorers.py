@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from factlab.metaeval.scorers import detection_row, labelled_scores, validation_threshold
@@ -48,3 +49,69 @@ def test_unknown_scored_example_is_an_error() -> None:
     scores = pd.DataFrame({"example_id": ["e0", "zz"], "score": [0.1, 0.2]})
     with pytest.raises(Exception, match="'zz' is not in the benchmark"):
         labelled_scores(data, scores)
+
+
+def delong_difference(labels: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """DeLong et al. (1988): AUC(a) - AUC(b) and its standard error, from the structural components."""
+
+    def components(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pos, neg = scores[labels == 1], scores[labels == 0]
+        kernel = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+        return kernel.mean(axis=1), kernel.mean(axis=0)
+
+    (va, wa), (vb, wb) = components(a), components(b)
+    m, n = len(va), len(wa)
+    s10 = np.cov(np.vstack([va, vb]))
+    s01 = np.cov(np.vstack([wa, wb]))
+    variance = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / m + (s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]) / n
+    return va.mean() - vb.mean(), float(np.sqrt(variance))
+
+
+def test_paired_bootstrap_agrees_with_delong_on_real_frank_scores(raw) -> None:
+    from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
+    from factlab.metaeval.paired import paired_auc_difference
+
+    labels = adapt_frank(raw).frame[["example_id", "label"]]
+    released = adapt_frank_baselines(raw).frame
+    joined = labels.merge(released, on="example_id").dropna(subset=["label", "FactCC", "BertScore P Art"])
+    y = joined["label"].astype(int).to_numpy()
+    a, b = joined["FactCC"].to_numpy(float), joined["BertScore P Art"].to_numpy(float)
+    difference, standard_error = delong_difference(y, a, b)
+    bootstrap = paired_auc_difference(y, a, b, groups=None, n_resamples=2000, confidence=0.95, rng=np.random.default_rng(0))
+    assert bootstrap.difference == pytest.approx(difference)
+    assert bootstrap.difference == pytest.approx(roc_auc_score(y, a) - roc_auc_score(y, b))
+    # The percentile interval's half-width is about 1.96 DeLong standard errors on 2,000+ examples.
+    assert (bootstrap.high - bootstrap.low) / 2 == pytest.approx(1.96 * standard_error, rel=0.15)
+    delong_p = 2 * stats.norm.sf(abs(difference) / standard_error)
+    assert (bootstrap.p_value < 0.05) == (delong_p < 0.05)
+
+
+def test_a_scorer_against_itself_differs_by_nothing() -> None:
+    from factlab.metaeval.paired import paired_auc_difference
+
+    result = paired_auc_difference(
+        LABELS, SCORES, SCORES, groups=None, n_resamples=100, confidence=0.9, rng=np.random.default_rng(1)
+    )
+    assert (result.difference, result.low, result.high, result.p_value) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_detection_table_compares_each_scorer_with_the_best(tmp_path) -> None:
+    from factlab.metaeval.scorers import COLUMNS, compare_with_best
+
+    data = frame().drop(columns="score")
+    worse = [0.1, 0.8, 0.35, 0.6, 0.2, 0.55, 0.9, 0.7]
+    frames = {
+        "good": {"b": labelled_scores(data, frame()[["example_id", "score"]])},
+        "bad": {"b": labelled_scores(data, frame().assign(score=worse)[["example_id", "score"]])},
+    }
+    rows = [
+        detection_row(name, "b", frames[name]["b"], None, set(), resamples=50, confidence=0.9, seed=1, ece_bins=2)
+        for name in ("good", "bad")
+    ]
+    table = compare_with_best(pd.DataFrame(rows, columns=list(COLUMNS)), frames, resamples=200, confidence=0.9, seed=1)
+    assert list(table["best_scorer"]) == ["good", "good"]
+    expected = roc_auc_score(LABELS, worse) - roc_auc_score(LABELS, SCORES)
+    assert table.loc[1, "auc_diff_to_best"] == pytest.approx(expected)
+    assert table.loc[0, "p_vs_best"] == 1.0
+    # oracle: the best balanced accuracy over observed thresholds, worked above for SCORES: 0.75
+    assert table.loc[0, "bacc_oracle"] == pytest.approx(0.75)

@@ -10,6 +10,9 @@ Binning (`binning=`):
 
 * ``"equal_width"`` — K bins of width 1/K on [0, 1], right-closed as in Guo et al. and
   sklearn.calibration.calibration_curve: (e_{k−1}, e_k], the first bin also holds 0.
+* ``"equal_mass"`` — K bins holding (as nearly as possible) the same number of items: the scores
+  sorted (stable), split into K consecutive runs with numpy.array_split; a bin's bounds are its
+  smallest and largest score. Less sensitive than equal width to scores piled up near 0 or 1.
 * ``"scale_minmax"`` — SCALE's calibration notebook (Lattimer et al., 2023), reproduced only as a
   named variant: scores are min-max rescaled to [0, 1] first (sklearn MinMaxScaler arithmetic;
   the "confidence" is the rescaled score), bins are left-closed [e_{k−1}, e_k) via
@@ -19,12 +22,16 @@ Binning (`binning=`):
   offset, which can round the maximum to 1 − 2⁻⁵³; the top value then stays in the last bin
   (n_excluded = 0), exactly as in SCALE's notebook.
 
-"equal_width" requires scores in [0, 1]; "scale_minmax" accepts any range.
+"equal_width" and "equal_mass" require scores in [0, 1]; "scale_minmax" accepts any range.
+
+Post-hoc calibration (`isotonic_calibrator`): an isotonic map from score to P(consistent) fitted on
+validation data only, applied to the evaluated scores; reported as a named variant beside the raw ECE.
 Empty bins have count 0 and NaN confidence/accuracy, and contribute nothing to ECE.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,8 +48,8 @@ from factlab.metaeval.inputs import (
     require_same_length,
 )
 
-Binning = Literal["equal_width", "scale_minmax"]
-BINNINGS: tuple[Binning, ...] = ("equal_width", "scale_minmax")
+Binning = Literal["equal_width", "equal_mass", "scale_minmax"]
+BINNINGS: tuple[Binning, ...] = ("equal_width", "equal_mass", "scale_minmax")
 DEFAULT_BINS = 15
 
 
@@ -106,6 +113,13 @@ def _equal_width_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: int
     return [_make_bin(float(edges[k]), float(edges[k + 1]), labels[ids == k], scores[ids == k]) for k in range(n_bins)]
 
 
+def _equal_mass_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: int) -> list[ReliabilityBin]:
+    if n_bins > len(scores):
+        raise StatisticsError(f"equal-mass binning needs at least one item per bin: {len(scores)} items, {n_bins} bins")
+    runs = np.array_split(np.argsort(scores, kind="stable"), n_bins)
+    return [_make_bin(float(scores[run].min()), float(scores[run].max()), labels[run], scores[run]) for run in runs]
+
+
 def _scale_minmax_bins(labels: NDArray[np.int64], scores: FloatArray, n_bins: int) -> list[ReliabilityBin]:
     require_not_constant(scores, "y_score")
     # sklearn MinMaxScaler's arithmetic (x·scale + offset), kept bit-for-bit so that which items
@@ -136,6 +150,9 @@ def expected_calibration_error(
     if binning == "equal_width":
         _require_probabilities(scores, binning)
         bins = _equal_width_bins(labels, scores, n_bins)
+    elif binning == "equal_mass":
+        _require_probabilities(scores, binning)
+        bins = _equal_mass_bins(labels, scores, n_bins)
     else:
         bins = _scale_minmax_bins(labels, scores, n_bins)
     n = len(labels)
@@ -148,3 +165,28 @@ def expected_calibration_error(
         n_excluded=n - sum(b.count for b in bins),
         bins=tuple(bins),
     )
+
+
+def isotonic_calibrator(val_true: ArrayLike, val_score: ArrayLike) -> Callable[[ArrayLike], FloatArray]:
+    """A monotone map score -> P(consistent) fitted on validation data (scikit-learn's isotonic regression).
+
+    Scores outside the validation range are clipped to it, so the map is defined everywhere.
+    """
+    from sklearn.isotonic import IsotonicRegression
+
+    labels, scores = _labels_and_validation_scores(val_true, val_score)
+    model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, labels)
+
+    def calibrate(y_score: ArrayLike) -> FloatArray:
+        values = as_float_vector(y_score, "y_score")
+        require_no_nan(values, "y_score")
+        return np.asarray(model.predict(values), dtype=np.float64)
+
+    return calibrate
+
+
+def _labels_and_validation_scores(y_true: ArrayLike, y_score: ArrayLike) -> tuple[NDArray[np.int64], FloatArray]:
+    labels, scores = _labels_and_probabilities(y_true, y_score)
+    if len(np.unique(labels)) < 2:
+        raise StatisticsError("isotonic calibration needs both labels in the validation data")
+    return labels, scores

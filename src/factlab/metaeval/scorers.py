@@ -1,10 +1,13 @@
 """`factlab metaeval detection`: factlab's scorers as binary detectors of inconsistent outputs.
 
 Per (scorer, benchmark): ROC AUC with a percentile bootstrap CI (examples resampled by source
-document, so summaries of one article move together), ECE (equal-width bins), balanced accuracy at
-0.5 (`fixed05`) and at a threshold tuned on validation data (`val_tuned`): the SummaC validation
-cuts (or whichever `--validation` benchmarks were scored), pooled, the threshold recorded in the
-table. A benchmark whose documents overlap the tuning data is marked (`overlaps_tuning`): TRUE's
+document, so summaries of one article move together); ECE with equal-width and equal-mass bins, and
+after isotonic calibration fitted on the validation data (`ece_isotonic`); balanced accuracy at 0.5
+(`fixed05`), at a threshold tuned on validation data (`val_tuned`: the SummaC validation cuts, or
+whichever `--validation` benchmarks were scored, pooled) and at the best threshold of the evaluated
+data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the table; and the
+paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
+(`factlab.metaeval.paired`). A benchmark whose documents overlap the tuning data is marked (`overlaps_tuning`): TRUE's
 FRANK set is FRANK's validation split, and SummaC's cuts share documents with several test sets.
 """
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +26,10 @@ from factlab.commands import write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.calibration import expected_calibration_error
+from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator
 from factlab.metaeval.detection import balanced_accuracy, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
+from factlab.metaeval.paired import paired_auc_difference
 
 LOG = logging.getLogger(__name__)
 COLUMNS = (
@@ -37,9 +41,18 @@ COLUMNS = (
     "roc_auc_ci_low",
     "roc_auc_ci_high",
     "ece",
+    "ece_equal_mass",
+    "ece_isotonic",
     "bacc_val_tuned",
     "bacc_fixed05",
+    "bacc_oracle",
     "threshold_val_tuned",
+    "threshold_oracle",
+    "best_scorer",
+    "auc_diff_to_best",
+    "auc_diff_ci_low",
+    "auc_diff_ci_high",
+    "p_vs_best",
     "overlaps_tuning",
 )
 
@@ -69,10 +82,18 @@ def labelled_scores(data: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     return joined[joined["label"].notna()]
 
 
-def validation_threshold(tuning: Mapping[str, pd.DataFrame]) -> float | None:
+def pooled_validation(tuning: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """The scored validation examples of every tuning benchmark, pooled; None without both labels."""
     frames = [frame.dropna(subset=["score"]) for frame in tuning.values()]
     pooled = pd.concat(frames) if frames else pd.DataFrame()
     if pooled.empty or pooled["label"].nunique() < 2:
+        return None
+    return pooled
+
+
+def validation_threshold(tuning: Mapping[str, pd.DataFrame]) -> float | None:
+    pooled = pooled_validation(tuning)
+    if pooled is None:
         return None
     return tune_threshold(pooled["label"].astype(int).to_numpy(), pooled["score"].to_numpy())
 
@@ -84,6 +105,7 @@ def detection_row(
     threshold: float | None,
     tuning_sources: set[str],
     *,
+    calibrate: Callable[[Any], np.ndarray] | None = None,
     resamples: int,
     confidence: float,
     seed: int,
@@ -114,7 +136,13 @@ def detection_row(
         LOG.warning("%s on %s: no AUC interval (%s)", scorer, benchmark, error)
     if values.min() >= 0 and values.max() <= 1:
         row["ece"] = expected_calibration_error(labels, values, n_bins=ece_bins).ece
+        if len(values) >= ece_bins:
+            row["ece_equal_mass"] = expected_calibration_error(labels, values, n_bins=ece_bins, binning="equal_mass").ece
+    if calibrate is not None:
+        row["ece_isotonic"] = expected_calibration_error(labels, calibrate(values), n_bins=ece_bins).ece
     row["bacc_fixed05"] = balanced_accuracy(labels, (values >= 0.5).astype(int))
+    row["threshold_oracle"] = tune_threshold(labels, values)
+    row["bacc_oracle"] = balanced_accuracy(labels, (values >= row["threshold_oracle"]).astype(int))
     if threshold is not None:
         row["threshold_val_tuned"] = threshold
         row["bacc_val_tuned"] = balanced_accuracy(labels, (values >= threshold).astype(int))
@@ -129,11 +157,13 @@ def run_detection(args: argparse.Namespace) -> None:
         if benchmark not in data:
             raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
-    rows, report = [], {"validation": sorted(args.validation), "thresholds": {}}
+    rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
     for scorer, frames in sorted(by_scorer.items()):
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}
         threshold = validation_threshold(tuning)
         report["thresholds"][scorer] = threshold
+        pooled = pooled_validation(tuning)
+        calibrate = None if pooled is None else isotonic_calibrator(pooled["label"].astype(int), pooled["score"])
         # Overlap by source text: doc_ids are benchmark-prefixed, so the same article has a different id in each.
         tuning_sources = {text for frame in tuning.values() for text in frame["source"].astype(str)}
         for benchmark, frame in sorted(frames.items()):
@@ -146,11 +176,63 @@ def run_detection(args: argparse.Namespace) -> None:
                     frame,
                     threshold,
                     tuning_sources,
+                    calibrate=calibrate,
                     resamples=args.resamples,
                     confidence=args.confidence,
                     seed=args.seed,
                     ece_bins=args.ece_bins,
                 )
             )
-    write_text(pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(index=False, float_format="%.6g"), args.out)
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table = compare_with_best(table, by_scorer, resamples=args.resamples, confidence=args.confidence, seed=args.seed)
+    write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
     write_report(report, args.report)
+
+
+PAIRED_TEST = "paired document bootstrap of the ROC AUC difference (two-sided, percentile)"
+
+
+def compare_with_best(
+    table: pd.DataFrame,
+    frames: Mapping[str, Mapping[str, pd.DataFrame]],
+    *,
+    resamples: int,
+    confidence: float,
+    seed: int,
+) -> pd.DataFrame:
+    """Per benchmark, each scorer's AUC minus the best scorer's, on the examples both scored."""
+    table = table.copy()
+    table["best_scorer"] = table["best_scorer"].astype(object)
+    for benchmark, rows in table.groupby("benchmark"):
+        ranked = rows.dropna(subset=["roc_auc"])
+        if ranked.empty:
+            continue
+        best = str(ranked.loc[ranked["roc_auc"].idxmax(), "scorer"])
+        best_scores = frames[best][benchmark][["example_id", "score"]].dropna()
+        for index, scorer in ranked["scorer"].items():
+            table.loc[index, "best_scorer"] = best
+            paired = (
+                frames[scorer][benchmark].dropna(subset=["score"]).merge(best_scores, on="example_id", suffixes=("", "_best"))
+            )
+            if paired["label"].nunique() < 2:
+                continue
+            try:
+                difference = paired_auc_difference(
+                    paired["label"].astype(int).to_numpy(),
+                    paired["score"].to_numpy(),
+                    paired["score_best"].to_numpy(),
+                    groups=paired["doc_id"].astype(str).to_numpy(),
+                    n_resamples=resamples,
+                    confidence=confidence,
+                    rng=np.random.default_rng(seed),
+                )
+            except StatisticsError as error:
+                LOG.warning("%s vs %s on %s: no paired test (%s)", scorer, best, benchmark, error)
+                continue
+            table.loc[index, ["auc_diff_to_best", "auc_diff_ci_low", "auc_diff_ci_high", "p_vs_best"]] = [
+                difference.difference,
+                difference.low,
+                difference.high,
+                difference.p_value,
+            ]
+    return table
