@@ -6,15 +6,24 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install mirror smoke smoke-matrix lint pytest dvc-check
+.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check
 
-run: install mirror
+run: install tex mirror
 	snakemake --cores all
 
-test: install mirror pytest lint smoke dvc-check smoke-matrix
+test: install tex browser mirror pytest lint smoke dvc-check smoke-matrix
 
-pytest: install mirror
+pytest: install tex browser mirror
 	python -m pytest
+
+# Debian packages: TeX for rule paper_pdf (about 50 MB download), Chromium for the report's browser test.
+APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+tex:
+	command -v pdflatex >/dev/null && command -v pdfinfo >/dev/null || \
+	  $(APT_INSTALL) latexmk texlive-latex-base texlive-latex-recommended poppler-utils
+
+browser:
+	command -v chromium >/dev/null || $(APT_INSTALL) chromium
 
 lint: install
 	ruff check src tests
@@ -33,7 +42,7 @@ SMOKE_LINKS := Snakefile workflow config src resources dvc.yaml .dvcignore
 MERGE_PARAMS := python -c 'import sys, yaml; from snakemake.utils import update_config; params = {}; \
   [update_config(params, yaml.safe_load(open(path))) for path in sys.argv[1:]]; yaml.safe_dump(params, sys.stdout, sort_keys=False)'
 
-smoke: install mirror
+smoke: install tex mirror
 	mkdir -p $(SMOKE_DIR)
 	for path in $(SMOKE_LINKS); do ln -sfn ../$$path $(SMOKE_DIR)/$$path; done
 	rm -f $(SMOKE_DIR)/params.yaml

@@ -1,4 +1,4 @@
-# factlab: download -> data -> preprocess -> train -> score -> metaeval -> paper
+# factlab: download -> data -> preprocess -> train -> score -> metaeval -> paper (and report: HTML pages of the scores)
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -14,6 +14,7 @@ include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/metaeval.smk"
+include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
 
 
@@ -27,3 +28,4 @@ rule all:
         rules.score.input,
         rules.metaeval.input,
         rules.paper.input,
+        rules.report.input,

@@ -19,6 +19,11 @@ WICE_CLAIM_LABELS = {
 }
 # WiCE token localisation (non_supported_tokens), train: subclaims, tokens, unsupported tokens.
 WICE_SUBCLAIMS_TRAIN = {"rows": 374, "tokens": 4801, "unsupported_tokens": 1320}
+# The same, dev and test (the wice_tokens localisation benchmark).
+WICE_TOKENS = {
+    "dev": {"rows": 124, "tokens": 1614, "unsupported_tokens": 406},
+    "test": {"rows": 105, "tokens": 1514, "unsupported_tokens": 407},
+}
 # FactCG CG2C_doc.json: document–claim pairs, supported ones, documents.
 FACTCG_CG2C_DOC = {"pairs": 2068, "supported": 1034, "documents": 1656}
 # HaluEval QA: questions per file (the same in both), and how many hallucinated answers differ between the files.

@@ -46,9 +46,10 @@ def test_rule_files_read_parameters_only_through_param():
 
 
 def test_stages_follow_the_pipeline(stages):
-    assert set(stages) == {"download", "data", "preprocess", "train", "score", "metaeval", "paper"}
+    assert set(stages) == {"download", "data", "preprocess", "train", "score", "metaeval", "paper", "report"}
     assert stages["preprocess"]["cmd"] == "snakemake --cores all preprocess qas"
-    assert [next(iter(out)) for out in stages["paper"]["outs"]] == ["paper/figures", "paper/tables"]
+    paper_outs = ["paper/README.md", "paper/figures", "paper/main.pdf", "paper/main.tex", "paper/tables"]
+    assert [next(iter(out)) for out in stages["paper"]["outs"]] == paper_outs
     assert stages["train"]["outs"] == [{"results/models": {"persist": True}}]
     assert stages["score"]["outs"] == [{"results/benchmarks": {"persist": True}}, {"results/score": {"persist": True}}]
 

@@ -19,6 +19,7 @@ STAGES = {
     "score": ("factlab.score.cli", "score benchmark outputs against their sources"),
     "metaeval": ("factlab.metaeval.cli", "meta-evaluation and published analyses"),
     "paper": ("factlab.paper.cli", "tables and figures of the paper"),
+    "report": ("factlab.report.cli", "static HTML pages for reading scorer outputs"),
 }
 VALUE_OPTIONS = ("--log-level",)
 

@@ -62,6 +62,8 @@ def load_workflow(snakefile: Path) -> Any:
 def output_root(path: str) -> str:
     """The folder a stage owns for an output file: its first two path components."""
     parts = Path(path).parts
+    if len(parts) == 2 and parts[0] == "paper":  # paper/main.tex, main.pdf, README.md: files of their own
+        return path
     if len(parts) < 3:
         raise ValueError(f"output {path} is not inside a stage folder (results/<stage>/…, paper/<kind>/…)")
     return str(Path(*parts[:2]))

@@ -100,6 +100,10 @@ ALIGNER_MODEL = {
 }
 
 
+# SummaC-Conv's histogram head: fitted by score.smk (fit_summac_conv) on the NLI matrices of score.summac_zs's backbone.
+SUMMAC_CONV_HEAD = "results/score/summac_conv_head/head.safetensors"
+
+
 def aligner_model_argument(input, configured):
     """The trained aligner's folder (from the input files), else the hub id / folder `configured` in params.yaml."""
     return str(Path(input.model[0]).parent) if input.model else configured
@@ -156,3 +160,33 @@ def baseline_inputs(wildcards):
     if wildcards.scorer == "openie_triples":
         inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
     return inputs
+
+
+# Report stage (report.smk): a page's metrics row (none for validation benchmarks) and its gold spans.
+def report_metrics(wildcards):
+    if wildcards.benchmark in DETECTION_VALIDATION:
+        return []
+    return "results/metaeval/detection/auc.csv"
+
+
+def report_gold(wildcards):
+    return REPORT_GOLD.get(wildcards.benchmark, [])
+
+
+def report_optional_arguments(wildcards, input):
+    arguments = [f"--metrics {input.metrics}"] if input.metrics else []
+    return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
+
+
+def qasem_consistency_qas(wildcards):
+    """The QA table a score_qasem_consistency job reads: none (decomposition sentences), the parser's, or gold."""
+    if QASEM_CONSISTENCY["decomposition"] == "sentences":
+        return []
+    if QASEM_CONSISTENCY["qa_source"] == "parser":
+        return [f"results/preprocess/{wildcards.benchmark}/qas.parquet"]
+    if wildcards.benchmark not in GOLD_QAS:
+        raise ConfigError(
+            f"params.yaml score.qasem_consistency.qa_source is gold, but benchmark {wildcards.benchmark!r} "
+            f"has no gold QAs (only {sorted(GOLD_QAS)})"
+        )
+    return [GOLD_QAS[wildcards.benchmark]]

@@ -324,8 +324,55 @@ rule correlate_frank_scorers:
         "--out-metrics {output.metrics} > {log} 2>&1"
 
 
+# Token-level localisation: each scorer's per-sentence support projected onto output tokens, against
+# XSumFaith's spans (xsumfaith_spans, gold of the xsumfaith benchmark) and WiCE's unsupported tokens (wice_tokens).
+LOCALISATION_GOLD = {
+    "xsumfaith": "results/data/xsumfaith_spans.parquet",
+    "wice_tokens": "results/data/wice_tokens.parquet",
+}
+LOCALISATION_BENCHMARKS = [
+    name for name in LOCALISATION_GOLD if name in SCORE_BENCHMARKS
+]
+LOCALISATION_SCORERS = [
+    name for name in param("metaeval.localisation.scorers") if name in SCORERS
+]
+LOCALISATION_RUN = bool(LOCALISATION_BENCHMARKS and LOCALISATION_SCORERS)
+
+
+rule evaluate_localisation:
+    input:
+        scores=expand(
+            "results/score/{benchmark}/{scorer}.parquet",
+            benchmark=LOCALISATION_BENCHMARKS,
+            scorer=LOCALISATION_SCORERS,
+        ),
+        gold=[LOCALISATION_GOLD[name] for name in LOCALISATION_BENCHMARKS],
+        code=code("metaeval", "localisation"),
+    output:
+        tokens=f"{METAEVAL_DIR}/localisation/tokens.csv",
+        report=f"{METAEVAL_DIR}/localisation/report.json",
+    log:
+        "logs/metaeval/localisation.log",
+    conda:
+        CONDA_ENV
+    params:
+        gold=" ".join(
+            f"{name}={LOCALISATION_GOLD[name]}" for name in LOCALISATION_BENCHMARKS
+        ),
+        policies=" ".join(param("metaeval.localisation.threshold_policies")),
+        val_fraction=param("metaeval.localisation.val_fraction"),
+        seed=param("metaeval.seed"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+    shell:
+        "factlab metaeval localisation --scores {input.scores} --gold {params.gold} --policies {params.policies} "
+        "--val-fraction {params.val_fraction} --seed {params.seed} --resamples {params.resamples} "
+        "--confidence {params.confidence} --out {output.tokens} --report {output.report} > {log} 2>&1"
+
+
 rule metaeval:
     input:
+        rules.evaluate_localisation.output if LOCALISATION_RUN else [],
         rules.correlate_frank_baselines.output,
         rules.compare_frank_metrics.output,
         rules.ablate_frank_categories.output,

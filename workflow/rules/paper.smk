@@ -236,17 +236,137 @@ rule tabulate_true_detection:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule tabulate_detection:
+    input:
+        auc=rules.evaluate_detection.output.auc,
+        code=code("paper", "detection-table"),
+    output:
+        md="paper/tables/detection.md",
+        tex="paper/tables/detection.tex",
+    log:
+        "logs/paper/tabulate_detection.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper detection-table --auc {input.auc} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_frank_scorers:
+    input:
+        correlations=rules.correlate_frank_scorers.output.correlations,
+        code=code("paper", "frank-scorers-table"),
+    output:
+        md="paper/tables/frank_scorers.md",
+        tex="paper/tables/frank_scorers.tex",
+    log:
+        "logs/paper/tabulate_frank_scorers.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper frank-scorers-table --correlations {input.correlations} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_localisation:
+    input:
+        tokens=rules.evaluate_localisation.output.tokens,
+        code=code("paper", "localisation-table"),
+    output:
+        md="paper/tables/localisation.md",
+        tex="paper/tables/localisation.tex",
+    log:
+        "logs/paper/tabulate_localisation.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper localisation-table --tokens {input.tokens} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_retrieval:
+    input:
+        report=rules.scale_retrieval.output.report,
+        code=code("paper", "retrieval-table"),
+    output:
+        md="paper/tables/scale_retrieval.md",
+        tex="paper/tables/scale_retrieval.tex",
+    log:
+        "logs/paper/tabulate_retrieval.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper retrieval-table --report {input.report} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+# Every table and figure: rule `paper` builds them, write_paper_main puts each in paper/main.tex (a new
+# table or figure listed here appears in the paper; a figure needs a caption in captions.FIGURES).
+PAPER_PARTS = [
+    rules.tabulate_datasets.output,
+    rules.tabulate_frank_baselines.output,
+    rules.plot_frank_williams.output,
+    rules.plot_frank_ablation.output,
+    rules.plot_screeneval_chunk_size.output,
+    rules.plot_screeneval_reliability.output,
+    rules.tabulate_true_published.output,
+    rules.tabulate_qasem_consistency.output,
+    rules.tabulate_agreement.output,
+    rules.tabulate_qasem_parser.output,
+    rules.tabulate_training_mixture.output,
+    rules.tabulate_true_detection.output,
+    rules.tabulate_detection.output,
+    rules.tabulate_retrieval.output,
+    *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
+    *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
+]
+PAPER_TABLES = [
+    str(path) for part in PAPER_PARTS for path in part if str(path).endswith(".tex")
+]
+PAPER_FIGURES = [
+    str(path)
+    for part in PAPER_PARTS
+    for path in part
+    if str(path).endswith((".png", ".pdf"))
+]
+RULE_FILES = sorted(str(path) for path in Path("workflow/rules").glob("*.smk"))
+
+
+rule write_paper_main:
+    input:
+        tables=PAPER_TABLES,
+        figures=PAPER_FIGURES,
+        rule_files=RULE_FILES,
+        code=code("paper", "main-tex"),
+    output:
+        tex="paper/main.tex",
+        readme="paper/README.md",
+    log:
+        "logs/paper/write_paper_main.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper main-tex --tables {input.tables} --figures {input.figures} "
+        "--rule-files {input.rule_files} --out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
+
+
+# Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Installation). Fails on a
+# LaTeX error or an undefined or multiply defined reference (logs/paper/main.latex.log).
+rule paper_pdf:
+    input:
+        tex=rules.write_paper_main.output.tex,
+        tables=PAPER_TABLES,
+        figures=PAPER_FIGURES,
+        code=code("paper", "pdf"),
+    output:
+        "paper/main.pdf",
+    log:
+        command="logs/paper/paper_pdf.log",
+        latex="logs/paper/main.latex.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper pdf --tex {input.tex} --out {output} --latex-log {log.latex} > {log.command} 2>&1"
+
+
 rule paper:
     input:
-        rules.tabulate_datasets.output,
-        rules.tabulate_frank_baselines.output,
-        rules.plot_frank_williams.output,
-        rules.plot_frank_ablation.output,
-        rules.plot_screeneval_chunk_size.output,
-        rules.plot_screeneval_reliability.output,
-        rules.tabulate_true_published.output,
-        rules.tabulate_qasem_consistency.output,
-        rules.tabulate_agreement.output,
-        rules.tabulate_qasem_parser.output,
-        rules.tabulate_training_mixture.output,
-        rules.tabulate_true_detection.output,
+        PAPER_PARTS,
+        rules.write_paper_main.output,
+        rules.paper_pdf.output,

@@ -161,6 +161,227 @@ rule score_summac_zs:
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
+rule fit_summac_conv:
+    input:
+        mixture=rules.build_training_mixture.output.mixture,
+        model=(list(ALIGNER_MODEL.values()) if SUMMAC_MODEL == "trained" else []),
+        code=code("score", "summac-conv-fit"),
+    output:
+        head=SUMMAC_CONV_HEAD,
+        curves="results/score/summac_conv_head/curves.csv",
+        metrics="results/score/summac_conv_head/metrics.json",
+    log:
+        "logs/score/fit_summac_conv.log",
+    benchmark:
+        "benchmarks/score/fit_summac_conv.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
+        entailment_label=param("score.summac_zs.entailment_label"),
+        contradiction_label=param("score.summac_zs.contradiction_label"),
+        conv=json.dumps(
+            {k: v for k, v in param("score.summac_conv").items() if k != "train"},
+            sort_keys=True,
+        ),
+        settings=json.dumps(param("score.summac_conv.train"), sort_keys=True),
+        device=param("score.device"),
+        out_dir=lambda wildcards, output: str(Path(output.head).parent),
+    shell:
+        "factlab score summac-conv-fit --mixture {input.mixture} --model {params.model:q} "
+        "--entailment-label {params.entailment_label:q} --contradiction-label {params.contradiction_label:q} "
+        "--conv-settings {params.conv:q} --settings {params.settings:q} --threads {threads} --device {params.device} "
+        "--out-dir {params.out_dir} > {log} 2>&1"
+
+
+rule score_summac_conv:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        model=list(ALIGNER_MODEL.values()) if TRAINED_SUMMAC else [],
+        head=SUMMAC_CONV_HEAD,
+        code=code("score", "summac-conv"),
+    output:
+        scores=temp(f"{SHARD_DIR}/summac_conv/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/summac_conv/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/summac_conv.{shard}.log",
+    benchmark:
+        "benchmarks/score/summac_conv/{benchmark}.{shard}.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
+        entailment_label=param("score.summac_zs.entailment_label"),
+        contradiction_label=param("score.summac_zs.contradiction_label"),
+        settings=json.dumps(
+            {k: v for k, v in param("score.summac_conv").items() if k != "train"},
+            sort_keys=True,
+        ),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score summac-conv --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} "
+        "--contradiction-label {params.contradiction_label:q} --head {input.head} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
+SCALE_MODEL = param("score.scale.model")
+TRAINED_SCALE = SCALE_MODEL == "trained"
+SCALE_MODEL_KEYS = ("model", "entailment_label")
+SCALE_SETTINGS = json.dumps(
+    {
+        key: value
+        for key, value in param("score.scale").items()
+        if key not in SCALE_MODEL_KEYS
+    },
+    sort_keys=True,
+)
+
+
+rule score_scale:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        model=list(ALIGNER_MODEL.values()) if TRAINED_SCALE else [],
+        code=code("score", "scale"),
+    output:
+        scores=temp(f"{SHARD_DIR}/scale/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/scale/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/scale.{shard}.log",
+    benchmark:
+        "benchmarks/score/scale/{benchmark}.{shard}.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, SCALE_MODEL),
+        entailment_label=param("score.scale.entailment_label"),
+        settings=SCALE_SETTINGS,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score scale --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
+# SCALE's binary-search evidence retrieval against a brute-force argmax, on WiCE's annotated supporting sentences.
+rule scale_retrieval:
+    input:
+        data="results/data/wice_claims.parquet",
+        model=list(ALIGNER_MODEL.values()) if TRAINED_SCALE else [],
+        code=code("score", "scale-retrieval"),
+    output:
+        table="results/score/wice_claims/scale_retrieval.csv",
+        report="results/score/wice_claims/scale_retrieval.json",
+    log:
+        "logs/score/wice_claims/scale_retrieval.log",
+    benchmark:
+        "benchmarks/score/scale_retrieval.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, SCALE_MODEL),
+        entailment_label=param("score.scale.entailment_label"),
+        settings=SCALE_SETTINGS,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score scale-retrieval --data {input.data} --model {params.model:q} "
+        "--entailment-label {params.entailment_label:q} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.table} --report {output.report} > {log} 2>&1"
+
+
+QASEM_CONSISTENCY = param("score.qasem_consistency")
+TRAINED_QASEM_CONSISTENCY = QASEM_CONSISTENCY["model"] == "trained"
+QASEM_CONSISTENCY_MODEL_KEYS = ("model", "entailment_label")
+# Benchmarks with annotated QAs (qa_source: gold); every benchmark has the parser's (preprocess_qas).
+GOLD_QAS = {"qasem_consistency": "results/data/qasem_consistency_qas.parquet"}
+
+
+rule score_qasem_consistency:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        qas=qasem_consistency_qas,
+        model=list(ALIGNER_MODEL.values()) if TRAINED_QASEM_CONSISTENCY else [],
+        choice=rules.tune_alignscore.output.choice,
+        code=code("score", "qasem-consistency"),
+    output:
+        scores=temp(f"{SHARD_DIR}/qasem_consistency/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/qasem_consistency/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/qasem_consistency.{shard}.log",
+    benchmark:
+        "benchmarks/score/qasem_consistency/{benchmark}.{shard}.tsv"
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(
+            input, QASEM_CONSISTENCY["model"]
+        ),
+        entailment_label=param("score.qasem_consistency.entailment_label"),
+        qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
+        settings=json.dumps(
+            {
+                key: value
+                for key, value in QASEM_CONSISTENCY.items()
+                if key not in QASEM_CONSISTENCY_MODEL_KEYS
+            },
+            sort_keys=True,
+        ),
+        chunk_policy=param("preprocess.alignscore.policy"),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
+        "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
 BASELINE_SCORERS = [
     "embedding_cosine",
     "rouge",
@@ -269,3 +490,4 @@ rule score:
             scorer=SCORERS,
         ),
         rules.benchmark_scoring_throughput.output,
+        rules.scale_retrieval.output,

@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "qasem-parser": "factlab.metaeval.qasem_parser",
     "detection": "factlab.metaeval.scorers",
     "frank-scorers": "factlab.metaeval.frank_scorers",
+    "localisation": "factlab.metaeval.localisation_command",
 }
 
 

@@ -20,6 +20,37 @@ AGREEMENT = (
 )
 
 
+DETECTION = (
+    "factlab's scorers as detectors of inconsistent outputs on every scored benchmark: ROC AUC $\\times$ 100 "
+    "(positive = consistent) with a document-bootstrap 95\\% CI; the difference to the benchmark's best scorer "
+    "($\\times$ 100) with its paired document-bootstrap p-value; ECE with 15 equal-width and equal-mass bins and "
+    "after isotonic calibration fitted on the validation cuts; balanced accuracy at 0.5, at the threshold tuned "
+    "on the validation cuts, and at the evaluated set's own best threshold (oracle, optimistic)."
+)
+
+FRANK_SCORERS = (
+    "FRANK's protocol for factlab's scorers (prefixed factlab:) beside FRANK's released baselines: partial "
+    "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
+    "summaries and per subset, with a document-bootstrap 95\\% CI on all."
+)
+
+LOCALISATION = (
+    "Token-level localisation: each scorer's per-sentence support projected onto the output's tokens (flagged "
+    "when below the threshold), against XSumFaith's hallucination spans (majority of 3 workers) and WiCE's "
+    "unsupported tokens; precision, recall and F1 of the unsupported class per threshold policy (flag\\_all: "
+    "every token flagged), and token ROC AUC with a 95\\% CI."
+)
+
+
+def retrieval(settings: dict) -> str:
+    return (
+        "SCALE's evidence retrieval on WiCE claims with annotated supporting sentences: binary search over source "
+        f"sentences ({settings['branches']} groups per step, group premise \\texttt{{{settings['group_premise']}}}) "
+        "against a brute-force ranking of every sentence; recall@k of the best annotated set, hit@k (any "
+        "supporting sentence found), and model calls per claim."
+    )
+
+
 def true_published(ece_bins: int) -> str:
     return (
         f"TRUE sets scored by the baselines whose outputs SCALE released: ROC AUC $\\times$ 100 (positive = "
@@ -64,3 +95,33 @@ TRUE_DETECTION = (
     "ROC AUC $\\times$ 100 of factlab's scorers on the TRUE sets (positive = consistent), with 95\\% "
     "document-bootstrap intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released."
 )
+
+
+# Figure captions of paper/main.tex by file stem (paper/figures/<stem>.png); tables carry theirs in their .tex.
+FIGURES = {
+    "frank_williams": (
+        "Williams tests between every pair of FRANK's baseline metrics on all FRANK summaries, metrics and human "
+        "Factuality residualised on the summarisation system: each cell is the p-value that the two metrics "
+        "correlate equally with Factuality (variant in the title). Metrics are ordered by their partial Pearson "
+        "correlation with Factuality."
+    ),
+    "frank_metric_matrix": (
+        "Partial Pearson correlation between FRANK's baseline metrics, controlling for the summarisation system, on "
+        "all FRANK summaries where both have a score (the $r_{23}$ of the Williams tests)."
+    ),
+    "frank_ablation": (
+        "FRANK's error-category ablation: each metric's partial correlation with human Factuality minus its partial "
+        "correlation when the errors of one category (semantic frame, discourse, content verifiability) are not "
+        "counted. A large positive bar means the metric's agreement with humans rests on that category."
+    ),
+    "screeneval_chunk_size": (
+        "SCALE-large on the 614 ScreenEval summary sentences: ROC AUC (positive = consistent) and SCALE's recorded "
+        "runtime (log scale) against the chunk size the transcript is split into, rebuilt from the results SCALE "
+        "released."
+    ),
+    "screeneval_reliability": (
+        "Reliability diagrams on the 614 ScreenEval summary sentences: per equal-width score bin, the share of "
+        "sentences labelled consistent (bar), the mean score (tick; where a calibrated bar would end) and the count "
+        "(above). Only metrics whose scores lie in [0, 1] are shown."
+    ),
+}

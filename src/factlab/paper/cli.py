@@ -19,6 +19,12 @@ COMMAND_MODULES = {
     "qasem-parser-table": "factlab.paper.qasem_parser",
     "mixture-table": "factlab.paper.scorers",
     "true-detection-table": "factlab.paper.scorers",
+    "detection-table": "factlab.paper.scorer_tables",
+    "frank-scorers-table": "factlab.paper.scorer_tables",
+    "localisation-table": "factlab.paper.scorer_tables",
+    "retrieval-table": "factlab.paper.scorer_tables",
+    "main-tex": "factlab.paper.main_tex",
+    "pdf": "factlab.paper.latex",
 }
 
 

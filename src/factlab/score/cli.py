@@ -15,6 +15,11 @@ COMMAND_MODULES = {
     "bertscore-precision": "factlab.score.baseline_commands",
     "openie-triples": "factlab.score.baseline_commands",
     "summac-zs": "factlab.score.summac_commands",
+    "scale": "factlab.score.scale_commands",
+    "scale-retrieval": "factlab.score.scale_commands",
+    "summac-conv": "factlab.score.summac_commands",
+    "summac-conv-fit": "factlab.score.summac_conv_fit",
+    "qasem-consistency": "factlab.score.qasem_consistency_commands",
     "throughput": "factlab.score.throughput",
 }
 

@@ -19,8 +19,8 @@ Two benchmarks:
   as for other evaluation benchmarks; `system` is "wikipedia" (the claims are Wikipedia sentences
   written by its editors, not model outputs).
 - `wice_subclaims` (training): `data/non_supported_tokens/train.jsonl` only (its dev/test files are
-  evaluation material for token localisation and are not read here). One row per subclaim (a
-  Claim-Split decomposition of a train claim): evidence -> `source`, subclaim -> `output`.
+  evaluation material for token localisation: the `wice_tokens` benchmark, factlab.data.adapters.wice_tokens).
+  One row per subclaim (a Claim-Split decomposition of a train claim): evidence -> `source`, subclaim -> `output`.
   The record holds the subclaim's own untokenised text (`claim`), used as is (outer spaces
   stripped) rather than detokenising `claim_tokens`; each token must be found in it in order
   (`token_offsets`: JSON [start, end) in `output`). `non_supported_spans` (true = unsupported
@@ -153,6 +153,21 @@ def token_offsets(text: str, tokens: list[str], *, file: Path, where: str) -> li
     return offsets
 
 
+def checked_tokens(record: dict[str, Any], *, file: Path, where: str) -> tuple[list[str], list[bool]]:
+    """`claim_tokens` (a non-empty list of strings) and the parallel `non_supported_spans` (true/false)."""
+    tokens = require(record, "claim_tokens", file=file, record_id=where)
+    unsupported = require(record, "non_supported_spans", file=file, record_id=where)
+    if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
+        raise DataError("not a non-empty list of strings", file=file, record=where, field="claim_tokens")
+    if not isinstance(unsupported, list) or not all(isinstance(flag, bool) for flag in unsupported):
+        raise DataError("not a list of true/false", file=file, record=where, field="non_supported_spans")
+    if len(unsupported) != len(tokens):
+        raise DataError(
+            f"{len(unsupported)} flags for {len(tokens)} tokens", file=file, record=where, field="non_supported_spans"
+        )
+    return tokens, unsupported
+
+
 def adapt_wice_subclaims(raw: RawFiles) -> Built:
     path = raw.path(DATASET, "data/non_supported_tokens/train.jsonl")
     rows = []
@@ -160,16 +175,7 @@ def adapt_wice_subclaims(raw: RawFiles) -> Built:
         where = f"line {line_no}"
         upstream_id, meta = wice_id(record, "train", file=path, where=where)
         subclaim = non_empty_text(record, "claim", file=path, where=where).strip()
-        tokens = require(record, "claim_tokens", file=path, record_id=where)
-        unsupported = require(record, "non_supported_spans", file=path, record_id=where)
-        if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
-            raise DataError("not a non-empty list of strings", file=path, record=where, field="claim_tokens")
-        if not isinstance(unsupported, list) or not all(isinstance(flag, bool) for flag in unsupported):
-            raise DataError("not a list of true/false", file=path, record=where, field="non_supported_spans")
-        if len(unsupported) != len(tokens):
-            raise DataError(
-                f"{len(unsupported)} flags for {len(tokens)} tokens", file=path, record=where, field="non_supported_spans"
-            )
+        tokens, unsupported = checked_tokens(record, file=path, where=where)
         offsets = token_offsets(subclaim, tokens, file=path, where=where)
         source, evidence_offsets = join_evidence(record, file=path, where=where)
         supporting = supporting_sets(record, len(evidence_offsets), file=path, where=where)

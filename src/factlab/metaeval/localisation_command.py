@@ -1,0 +1,416 @@
+"""`factlab metaeval localisation`: factlab's scorers as token-level localisers of unsupported content.
+
+Inputs: score tables `results/score/<benchmark>/<scorer>.parquet` (per-sentence `support` with
+[start, end) offsets in the output) and gold token tables given as `<benchmark>=<path>` (the gold
+of the outputs of that benchmark; e.g. `xsumfaith=results/data/xsumfaith_spans.parquet`,
+`wice_tokens=results/data/wice_tokens.parquet`), each with `example_id`, `doc_id`, `split`,
+`output`, JSON `tokens`, `token_offsets`, `token_labels` (1 = supported) and optionally
+`worker_token_labels` (one list per annotator). Each token takes the support of its sentence
+(factlab.metaeval.localisation); a scored sentence must be the gold output's text at its offsets.
+
+Validation and evaluated tokens: a gold table with `dev` and `test` splits (WiCE) tunes on dev and
+is evaluated on test; a table with one split (XSumFaith) is split by document, a seeded
+`--val-fraction` of its documents tuning and the rest evaluated; the validation documents are
+listed in the report. Every policy and the baseline are evaluated on the same tokens: those of the
+scored examples of the evaluated part.
+
+tokens.csv: per (gold dataset, scorer) one row per threshold policy (`--policies`) and one for the
+flag-every-token baseline (`flag_all`): threshold, token precision / recall / F1 (unsupported =
+positive) with a document-bootstrap CI of F1, ROC AUC with its CI, token and example counts.
+report.json: the splits, thresholds, counts (unscored examples, tokens outside every sentence) and,
+where several annotators marked the outputs, their agreement over tokens (`all` outputs of the gold
+table, and `evaluated`: every output of the evaluated part, scored or not, e.g. XSumFaith's Gold summaries).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from factlab.commands import write_report
+from factlab.errors import DataError, FactlabError
+from factlab.io import write_text
+from factlab.metaeval.bootstrap import bootstrap_ci
+from factlab.metaeval.errors import StatisticsError
+from factlab.metaeval.localisation import (
+    LOCALISATION_POLICIES,
+    TokenPRF,
+    document_split,
+    flag_all_baseline,
+    flag_tokens,
+    policy_threshold,
+    project_sentence_support,
+    token_agreement,
+    token_f1,
+    token_prf,
+    token_roc_auc,
+)
+
+LOG = logging.getLogger(__name__)
+GOLD_COLUMNS = ("example_id", "doc_id", "split", "output", "tokens", "token_offsets", "token_labels")
+SCORE_COLUMNS = ("example_id", "score", "sentences")
+VALIDATION, EVALUATED = "validation", "evaluated"
+COLUMNS = (
+    "dataset",
+    "scorer",
+    "policy",
+    "threshold",
+    "n_examples",
+    "n_unscored_examples",
+    "n_tokens",
+    "n_unsupported",
+    "base_rate",
+    "n_flagged",
+    "precision",
+    "recall",
+    "f1",
+    "f1_ci_low",
+    "f1_ci_high",
+    "roc_auc",
+    "roc_auc_ci_low",
+    "roc_auc_ci_high",
+    "n_tokens_outside_sentences",
+)
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("localisation", help="token-level localisation: precision/recall/F1 and AUC over tokens")
+    parser.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/<scorer>.parquet")
+    parser.add_argument(
+        "--gold",
+        nargs="+",
+        required=True,
+        help="<benchmark>=<gold token table>, e.g. xsumfaith=results/data/xsumfaith_spans.parquet",
+    )
+    parser.add_argument("--policies", nargs="+", required=True, choices=LOCALISATION_POLICIES)
+    parser.add_argument("--val-fraction", type=float, required=True, help="share of documents tuning thresholds (one-split gold)")
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--resamples", type=int, required=True)
+    parser.add_argument("--confidence", type=float, required=True)
+    parser.add_argument("--out", required=True, help="CSV (tokens.csv)")
+    parser.add_argument("--report", required=True, help="JSON (report.json)")
+    parser.set_defaults(func=run_localisation)
+
+
+@dataclass(frozen=True)
+class GoldExample:
+    example_id: str
+    doc_id: str
+    split: str
+    output: str
+    offsets: np.ndarray  # (tokens, 2)
+    unsupported: np.ndarray  # 1 = unsupported token (majority where several annotators)
+    workers: np.ndarray | None  # (annotators, tokens) canonical labels, 1 = supported
+
+
+def _json_list(value: Any, *, file: str, record: str, field: str) -> list:
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else None
+    except json.JSONDecodeError as error:
+        raise DataError(f"not JSON: {error.msg}", file=file, record=record, field=field) from error
+    if not isinstance(parsed, list):
+        raise DataError("not a JSON list", file=file, record=record, field=field)
+    return parsed
+
+
+def _zero_one(values: list, n: int, *, file: str, record: str, field: str) -> np.ndarray:
+    if len(values) != n or not all(v in (0, 1) and not isinstance(v, float | bool) for v in values):
+        raise DataError(f"not a list of {n} labels 0/1", file=file, record=record, field=field)
+    return np.asarray(values, dtype=np.int64)
+
+
+def gold_example(row: dict[str, Any], *, file: str) -> GoldExample:
+    """One gold row checked: tokens are the output's text at their offsets, labels 0/1, one per token."""
+    record = str(row["example_id"])
+    output = row["output"]
+    if not isinstance(output, str):
+        raise DataError("output is not a string", file=file, record=record, field="output")
+    tokens = _json_list(row["tokens"], file=file, record=record, field="tokens")
+    offsets = _json_list(row["token_offsets"], file=file, record=record, field="token_offsets")
+    if not tokens or len(offsets) != len(tokens):
+        raise DataError(f"{len(offsets)} offsets for {len(tokens)} tokens", file=file, record=record, field="token_offsets")
+    for index, (token, span) in enumerate(zip(tokens, offsets, strict=True)):
+        valid = isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) for v in span)
+        if not valid or not 0 <= span[0] < span[1] <= len(output) or output[span[0] : span[1]] != token:
+            raise DataError(
+                f"token {index} {token!r} is not the output at {span}", file=file, record=record, field="token_offsets"
+            )
+    labels = _zero_one(
+        _json_list(row["token_labels"], file=file, record=record, field="token_labels"),
+        len(tokens),
+        file=file,
+        record=record,
+        field="token_labels",
+    )
+    workers = None
+    if "worker_token_labels" in row and row["worker_token_labels"] is not None:
+        per_worker = _json_list(row["worker_token_labels"], file=file, record=record, field="worker_token_labels")
+        if not per_worker or not all(isinstance(values, list) for values in per_worker):
+            raise DataError("not a list of label lists", file=file, record=record, field="worker_token_labels")
+        workers = np.stack(
+            [_zero_one(values, len(tokens), file=file, record=record, field="worker_token_labels") for values in per_worker]
+        )
+    return GoldExample(
+        example_id=record,
+        doc_id=str(row["doc_id"]),
+        split=str(row["split"]),
+        output=output,
+        offsets=np.asarray(offsets, dtype=np.int64),
+        unsupported=1 - labels,
+        workers=workers,
+    )
+
+
+def read_gold(path: str) -> dict[str, GoldExample]:
+    frame = pd.read_parquet(path)
+    missing = [column for column in GOLD_COLUMNS if column not in frame.columns]
+    if missing:
+        raise DataError(f"missing column(s) {missing}", file=path, field=missing[0])
+    duplicated = frame["example_id"].duplicated()
+    if duplicated.any():
+        raise DataError(
+            "duplicate example_id", file=path, record=str(frame.loc[duplicated, "example_id"].iloc[0]), field="example_id"
+        )
+    return {str(row["example_id"]): gold_example(row, file=path) for row in frame.to_dict("records")}
+
+
+def gold_arguments(values: list[str]) -> dict[str, str]:
+    """`<benchmark>=<path>` arguments -> {benchmark: path}."""
+    pairs = {}
+    for value in values:
+        benchmark, separator, path = value.partition("=")
+        if not separator or not benchmark or not path:
+            raise FactlabError(f"--gold {value!r}: expected <benchmark>=<path>")
+        if benchmark in pairs:
+            raise FactlabError(f"--gold names benchmark {benchmark!r} twice")
+        pairs[benchmark] = path
+    return pairs
+
+
+def split_parts(
+    gold: dict[str, GoldExample], *, file: str, val_fraction: float, seed: int
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """example_id -> "validation" | "evaluated", and the split's description for the report."""
+    splits = sorted({example.split for example in gold.values()})
+    if splits == ["dev", "test"]:
+        parts = {eid: VALIDATION if example.split == "dev" else EVALUATED for eid, example in gold.items()}
+        return parts, {"kind": "upstream", "validation": "dev", "evaluated": "test"}
+    if len(splits) != 1:
+        raise DataError(f"splits {splits}: expected dev and test, or a single split", file=file, field="split")
+    validation = set(document_split([example.doc_id for example in gold.values()], val_fraction, seed))
+    parts = {eid: VALIDATION if example.doc_id in validation else EVALUATED for eid, example in gold.items()}
+    documents = {example.doc_id for example in gold.values()}
+    return parts, {
+        "kind": "seeded_documents",
+        "split": splits[0],
+        "val_fraction": val_fraction,
+        "seed": seed,
+        "n_validation_documents": len(validation),
+        "n_evaluated_documents": len(documents) - len(validation),
+        "validation_documents": sorted(validation),
+    }
+
+
+def example_sentences(sentences: Any, *, file: str, record: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(offsets, support, texts) of one scored output's sentences."""
+    if sentences is None or not all(isinstance(s, dict) for s in sentences):
+        raise DataError("not a list of sentence records", file=file, record=record, field="sentences")
+    try:
+        offsets = np.asarray([[int(s["start"]), int(s["end"])] for s in sentences], dtype=np.int64).reshape(-1, 2)
+        support = np.asarray([float(s["support"]) for s in sentences], dtype=float)
+        texts = [str(s["sentence"]) for s in sentences]
+    except (KeyError, TypeError, ValueError) as error:
+        raise DataError(
+            f"sentence record lacks start/end/support/sentence ({error})", file=file, record=record, field="sentences"
+        ) from error
+    return offsets, support, texts
+
+
+def scored_tokens(path: str, gold: dict[str, GoldExample], parts: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One row per token of each scored gold output: part, doc_id, y_unsupported, support."""
+    scores = pd.read_parquet(path)
+    missing = [column for column in SCORE_COLUMNS if column not in scores.columns]
+    if missing:
+        raise DataError(f"missing column(s) {missing}", file=path, field=missing[0])
+    duplicated = scores["example_id"].duplicated()
+    if duplicated.any():
+        raise DataError(
+            "duplicate example_id", file=path, record=str(scores.loc[duplicated, "example_id"].iloc[0]), field="example_id"
+        )
+    frames, counts = [], {"scored": 0, "unscored": 0, "tokens_outside_sentences": 0}
+    by_id = dict(zip(scores["example_id"].astype(str), zip(scores["score"], scores["sentences"], strict=True), strict=True))
+    unknown = sorted(set(by_id) - set(gold))
+    if unknown:
+        raise DataError("scored example is not in the gold table", file=path, record=unknown[0], field="example_id")
+    for example_id, example in gold.items():
+        score, sentences = by_id.get(example_id, (np.nan, None))
+        if pd.isna(score) or sentences is None or len(sentences) == 0:
+            counts["unscored"] += 1
+            continue
+        offsets, support, texts = example_sentences(list(sentences), file=path, record=example_id)
+        for index, ((start, end), text) in enumerate(zip(offsets, texts, strict=True)):
+            if example.output[start:end] != text:
+                message = f"sentence {index} {text!r} is not the gold output's text at [{start}, {end})"
+                raise DataError(message, file=path, record=example_id, field="sentences")
+        try:
+            projected = project_sentence_support(example.offsets, offsets, support)
+        except StatisticsError as error:
+            raise DataError(str(error), file=path, record=example_id, field="sentences") from error
+        counts["scored"] += 1
+        counts["tokens_outside_sentences"] += projected.n_outside
+        frames.append(
+            pd.DataFrame(
+                {
+                    "example_id": example_id,
+                    "doc_id": example.doc_id,
+                    "part": parts[example_id],
+                    "y_unsupported": example.unsupported,
+                    "support": projected.support,
+                }
+            )
+        )
+    columns = ["example_id", "doc_id", "part", "y_unsupported", "support"]
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)), counts
+
+
+def _interval(
+    statistic: Any, *arrays: np.ndarray, groups: np.ndarray, settings: argparse.Namespace, what: str
+) -> tuple[float, float]:
+    try:
+        ci = bootstrap_ci(
+            statistic,
+            *arrays,
+            groups=groups,
+            n_resamples=settings.resamples,
+            confidence=settings.confidence,
+            rng=np.random.default_rng(settings.seed),
+        )
+    except StatisticsError as error:
+        LOG.warning("%s: no bootstrap interval (%s)", what, error)
+        return np.nan, np.nan
+    return ci.low, ci.high
+
+
+def localisation_rows(
+    dataset: str, scorer: str, tokens: pd.DataFrame, n_unscored: int, n_outside: int, settings: argparse.Namespace
+) -> tuple[list[dict[str, Any]], dict[str, float | None]]:
+    """The rows of one (gold dataset, scorer): each policy, then the flag-all baseline; and the thresholds."""
+    evaluated = tokens[tokens["part"] == EVALUATED]
+    validation = tokens[tokens["part"] == VALIDATION]
+    what = f"{scorer} on {dataset}"
+    base = {
+        "dataset": dataset,
+        "scorer": scorer,
+        "n_examples": int(evaluated["example_id"].nunique()),
+        "n_unscored_examples": n_unscored,
+        "n_tokens_outside_sentences": n_outside,
+    }
+    if evaluated.empty:
+        LOG.warning("%s: no scored evaluated tokens", what)
+        return [], {}
+    gold = evaluated["y_unsupported"].to_numpy(dtype=np.int64)
+    support = evaluated["support"].to_numpy(dtype=float)
+    groups = evaluated["doc_id"].astype(str).to_numpy()
+    try:
+        auc = token_roc_auc(gold, support)
+        auc_low, auc_high = _interval(token_roc_auc, gold, support, groups=groups, settings=settings, what=f"{what} AUC")
+    except StatisticsError as error:
+        LOG.warning("%s: no AUC (%s)", what, error)
+        auc = auc_low = auc_high = np.nan
+    validation_pair = None
+    if not validation.empty:
+        validation_pair = (validation["y_unsupported"].to_numpy(dtype=np.int64), validation["support"].to_numpy(dtype=float))
+    rows, thresholds = [], {}
+    for policy in settings.policies:
+        try:
+            threshold = policy_threshold(policy, evaluated=(gold, support), validation=validation_pair)
+        except StatisticsError as error:
+            LOG.warning("%s: no %s threshold (%s)", what, policy, error)
+            thresholds[policy] = None
+            continue
+        thresholds[policy] = threshold
+        flagged = flag_tokens(support, threshold)
+        low, high = _interval(token_f1, gold, flagged, groups=groups, settings=settings, what=f"{what} F1 {policy}")
+        rows.append(
+            base
+            | prf_columns(token_prf(gold, flagged))
+            | {"policy": policy, "threshold": threshold, "f1_ci_low": low, "f1_ci_high": high}
+            | {"roc_auc": auc, "roc_auc_ci_low": auc_low, "roc_auc_ci_high": auc_high}
+        )
+    flag_all = np.ones_like(gold)
+    low, high = _interval(token_f1, gold, flag_all, groups=groups, settings=settings, what=f"{what} F1 flag_all")
+    rows.append(base | prf_columns(flag_all_baseline(gold)) | {"policy": "flag_all", "f1_ci_low": low, "f1_ci_high": high})
+    return rows, thresholds
+
+
+def prf_columns(prf: TokenPRF) -> dict[str, Any]:
+    return {
+        "n_tokens": prf.n_tokens,
+        "n_unsupported": prf.n_unsupported,
+        "base_rate": prf.n_unsupported / prf.n_tokens,
+        "n_flagged": prf.n_flagged,
+        "precision": prf.precision,
+        "recall": prf.recall,
+        "f1": prf.f1,
+    }
+
+
+def agreement_report(gold: dict[str, GoldExample], parts: dict[str, str]) -> dict[str, Any] | None:
+    """Token agreement of the annotators over all outputs and over the evaluated part; None without annotators."""
+    annotated = {eid: example.workers for eid, example in gold.items() if example.workers is not None}
+    if not annotated or max(workers.shape[0] for workers in annotated.values()) < 2:
+        return None
+    report = {}
+    for name, keep in (("all", set(annotated)), (EVALUATED, {eid for eid in annotated if parts[eid] == EVALUATED})):
+        try:
+            report[name] = asdict(token_agreement([annotated[eid] for eid in sorted(keep)]))
+        except StatisticsError as error:
+            LOG.warning("no token agreement on %s outputs (%s)", name, error)
+    return report
+
+
+def run_localisation(args: argparse.Namespace) -> None:
+    gold_paths = gold_arguments(args.gold)
+    by_benchmark: dict[str, list[str]] = {}
+    for path in args.scores:
+        benchmark = Path(path).parent.name
+        if benchmark not in gold_paths:
+            raise FactlabError(f"{path}: no --gold table for benchmark {benchmark!r} (given: {sorted(gold_paths)})")
+        by_benchmark.setdefault(benchmark, []).append(path)
+    rows: list[dict[str, Any]] = []
+    report: dict[str, Any] = {"policies": list(args.policies), "datasets": {}}
+    for benchmark, gold_path in sorted(gold_paths.items()):
+        dataset = Path(gold_path).stem
+        gold = read_gold(gold_path)
+        parts, split = split_parts(gold, file=gold_path, val_fraction=args.val_fraction, seed=args.seed)
+        entry: dict[str, Any] = {
+            "gold": gold_path,
+            "scored_benchmark": benchmark,
+            "examples": len(gold),
+            "tokens": int(sum(len(example.offsets) for example in gold.values())),
+            "split": split,
+            "agreement": agreement_report(gold, parts),
+            "scorers": {},
+        }
+        for path in sorted(by_benchmark.get(benchmark, [])):
+            scorer = Path(path).stem
+            tokens, counts = scored_tokens(path, gold, parts)
+            n_unscored = sum(1 for eid, part in parts.items() if part == EVALUATED) - int(
+                tokens.loc[tokens["part"] == EVALUATED, "example_id"].nunique()
+            )
+            scorer_rows, thresholds = localisation_rows(
+                dataset, scorer, tokens, n_unscored, counts["tokens_outside_sentences"], args
+            )
+            rows += scorer_rows
+            entry["scorers"][scorer] = {"scores": path, "thresholds": thresholds, **counts}
+        report["datasets"][dataset] = entry
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
+    write_report(report, args.report)

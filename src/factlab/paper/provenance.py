@@ -1,0 +1,172 @@
+"""Which workflow rule writes a paper file, and which params.yaml keys it and its upstream rules read.
+
+Read from the text of workflow/rules/*.smk (snakefmt-formatted; nothing is imported or run): a rule's
+block is its indented body; its outputs are the string literals of its `output:` directive (report
+captions and categories aside); its upstream rules are the `rules.<name>.…` of its `input:`; its keys are
+the `param("…")` calls in its body plus those of the module-level names and functions it uses (at any
+depth: `DETECTION_VALIDATION = detection_validation(…)` brings the keys read in `detection_validation`).
+A rule named by a `name:` directive (rules made in a loop) matches the names its literals can build.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+RULE = re.compile(r"^(\s*)rule\s*(\w*)\s*:")
+DIRECTIVE = re.compile(r"^\s*(\w+):")
+PARAM = re.compile(r"""\bparam\(\s*["']([^"']+)["']\s*\)""")
+TOP_LEVEL_NAME = re.compile(r"^(?:def\s+(\w+)\s*\(|([A-Za-z_]\w*)\s*=[^=])")
+# A one-line string literal (the f of an f-string is left outside); matched left to right, so quotes pair up.
+STRING = re.compile(r""""([^"\n]*)\"""")
+UPSTREAM = re.compile(r"\brules\.(\w+)\b")
+DOCSTRING = re.compile(r'"""(?:.|\n)*?"""')
+
+
+@dataclass(frozen=True)
+class RuleText:
+    name: str  # as written; a loop rule's name templates joined by " / "
+    pattern: re.Pattern[str]  # full-matches the names the rule can have
+    file: str
+    outputs: tuple[str, ...]
+    upstream: tuple[str, ...]  # rule names referenced as rules.<name> in its input
+    keys: tuple[str, ...]  # params.yaml keys, sorted
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _block_end(lines: list[str], start: int, indent: int, closers: str = "") -> int:
+    """Index after the block opened at `start`: up to the next line indented <= `indent` (a line
+    starting with one of `closers` at that indent still belongs to it)."""
+    end = start + 1
+    while end < len(lines):
+        line = lines[end]
+        if not _blank(line) and _indent(line) <= indent and not (closers and line.lstrip()[:1] in closers):
+            break
+        end += 1
+    return end
+
+
+def _top_level_keys(texts: Iterable[str]) -> dict[str, set[str]]:
+    """Module-level names and functions of every rule file -> the keys they read (transitively)."""
+    direct: dict[str, set[str]] = {}
+    bodies: dict[str, str] = {}
+    for text in texts:
+        lines = DOCSTRING.sub('""', text).splitlines()
+        for i, line in enumerate(lines):
+            match = TOP_LEVEL_NAME.match(line)
+            if not match or _indent(line) > 0:
+                continue
+            name = match.group(1) or match.group(2)
+            if name == "param":  # the accessor itself
+                continue
+            body = "\n".join(lines[i : _block_end(lines, i, 0, closers=")]}")])
+            bodies[name] = bodies.get(name, "") + "\n" + body
+            direct.setdefault(name, set()).update(PARAM.findall(body))
+    keys = {name: set(found) for name, found in direct.items()}
+    changed = True
+    while changed:  # names built from other names: to a fixed point
+        changed = False
+        for name, body in bodies.items():
+            for other in _names_used(body, keys, exclude=name):
+                if not keys[other] <= keys[name]:
+                    keys[name] |= keys[other]
+                    changed = True
+    return keys
+
+
+def _names_used(text: str, names: Iterable[str], exclude: str | None = None) -> list[str]:
+    words = set(re.findall(r"\b[A-Za-z_]\w*\b", _without_strings(text)))
+    return [name for name in names if name in words and name != exclude]
+
+
+def _without_strings(text: str) -> str:
+    """Code with string literals emptied (a word in a shell command is no use of a name); f-string
+    fields kept, since they name variables."""
+    return STRING.sub(lambda m: " ".join(re.findall(r"\{([^}]*)\}", m.group(1))), text)
+
+
+def _literals(text: str, not_after: tuple[str, ...] = ()) -> list[str]:
+    """The string literals of `text`, less those right after one of `not_after` (e.g. `caption=`)."""
+    return [
+        match.group(1)
+        for match in STRING.finditer(text)
+        if match.group(1) and not text[: match.start()].rstrip().endswith(not_after)
+    ]
+
+
+def _name_pattern(literals: list[str]) -> re.Pattern[str]:
+    alternatives = [re.sub(r"\\\{[^}]*\\\}", r"\\w+", re.escape(literal)) for literal in literals]
+    return re.compile("|".join(f"(?:{alternative})" for alternative in alternatives))
+
+
+def _directives(block: list[str]) -> dict[str, str]:
+    """Directive name -> its text (the lines after `name:` up to the next directive)."""
+    body = [line for line in block[1:] if not _blank(line)]
+    if not body:
+        return {}
+    indent = _indent(body[0])
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in body:
+        match = DIRECTIVE.match(line)
+        if _indent(line) == indent and match:
+            current = sections.setdefault(match.group(1), [])
+            current.append(line[match.end() :])
+        elif current is not None:
+            current.append(line)
+    return {name: "\n".join(lines) for name, lines in sections.items()}
+
+
+def parse_rule_files(paths: Iterable[str | Path]) -> list[RuleText]:
+    """Every rule of the given rule files, in file order."""
+    files = [(str(path), Path(path).read_text(encoding="utf-8")) for path in paths]
+    top_keys = _top_level_keys(text for _, text in files)
+    rules: list[RuleText] = []
+    for file, text in files:
+        lines = DOCSTRING.sub('""', text).splitlines()
+        for i, line in enumerate(lines):
+            match = RULE.match(line)
+            if not match:
+                continue
+            block = lines[i : _block_end(lines, i, len(match.group(1)))]
+            directives = _directives(block)
+            literals = [match.group(2)] if match.group(2) else _literals(directives.get("name", ""), not_after=("==", "!="))
+            if not literals:
+                continue
+            body = "\n".join(block)
+            keys = set(PARAM.findall(body))
+            for name in _names_used(body, top_keys):
+                keys |= top_keys[name]
+            rules.append(
+                RuleText(
+                    name=" / ".join(literals),
+                    pattern=_name_pattern(literals),
+                    file=file,
+                    outputs=tuple(_literals(directives.get("output", ""), not_after=("caption=", "category="))),
+                    upstream=tuple(dict.fromkeys(UPSTREAM.findall(directives.get("input", "")))),
+                    keys=tuple(sorted(keys)),
+                )
+            )
+    return rules
+
+
+def rule_named(rules: Iterable[RuleText], name: str) -> RuleText | None:
+    return next((rule for rule in rules if rule.pattern.fullmatch(name)), None)
+
+
+def rule_writing(rules: Iterable[RuleText], path: str | Path) -> RuleText | None:
+    """The rule whose output directive names `path` literally (as the rule files write it; `path` may be longer)."""
+    wanted = Path(path).as_posix()
+    return next(
+        (rule for rule in rules for output in rule.outputs if wanted == output or wanted.endswith("/" + output)),
+        None,
+    )

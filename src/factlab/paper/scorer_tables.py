@@ -1,0 +1,116 @@
+"""Tables of factlab's scorers from the metaeval and score outputs (nothing is recomputed here).
+
+- `detection-table`: results/metaeval/detection/auc.csv, every scorer on every scored benchmark;
+- `frank-scorers-table`: results/metaeval/frank_scorers/correlations.csv (FRANK's protocol);
+- `localisation-table`: results/metaeval/localisation/tokens.csv;
+- `retrieval-table`: results/score/wice_claims/scale_retrieval.json (SCALE's evidence retrieval).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from factlab.paper import captions
+from factlab.paper.tables import write_tables
+
+
+def register(commands: Any) -> None:
+    for name, help_text, source in (
+        ("detection-table", "factlab's scorers as detectors on every scored benchmark", "--auc"),
+        ("frank-scorers-table", "factlab's scorers under FRANK's protocol", "--correlations"),
+        ("localisation-table", "token-level localisation of factlab's scorers", "--tokens"),
+        ("retrieval-table", "SCALE's evidence retrieval on WiCE", "--report"),
+    ):
+        parser = commands.add_parser(name, help=help_text)
+        parser.add_argument(source, required=True)
+        parser.add_argument("--out-md", required=True)
+        parser.add_argument("--out-tex", required=True)
+        parser.set_defaults(func=run_table, table=name)
+
+
+def interval(low: float, high: float, scale: float = 1.0) -> str:
+    return "" if pd.isna(low) or pd.isna(high) else f"{scale * low:.1f}-{scale * high:.1f}"
+
+
+def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "benchmark": auc["benchmark"],
+            "scorer": auc["scorer"],
+            "n": auc["n"],
+            "AUC": 100 * auc["roc_auc"],
+            "95% CI": [interval(lo, hi, 100) for lo, hi in zip(auc["roc_auc_ci_low"], auc["roc_auc_ci_high"], strict=True)],
+            "vs best": 100 * auc["auc_diff_to_best"],
+            "p": auc["p_vs_best"],
+            "ECE": auc["ece"],
+            "ECE eq-mass": auc["ece_equal_mass"],
+            "ECE isotonic": auc["ece_isotonic"],
+            "BAcc 0.5": auc["bacc_fixed05"],
+            "BAcc val": auc["bacc_val_tuned"],
+            "BAcc oracle": auc["bacc_oracle"],
+        }
+    ).sort_values(["benchmark", "AUC"], ascending=[True, False], kind="stable")
+
+
+def frank_scorers_frame(correlations: pd.DataFrame) -> pd.DataFrame:
+    table = correlations.pivot_table(index="metric", columns="subset", values="pearson", sort=False)
+    table.columns = [f"Pearson {subset}" for subset in table.columns]
+    on_all = correlations[correlations["subset"] == "all"].set_index("metric")
+    table["95% CI (all)"] = [interval(on_all.at[m, "pearson_ci_low"], on_all.at[m, "pearson_ci_high"]) for m in table.index]
+    table["n (all)"] = on_all["n"].reindex(table.index).astype("Int64")
+    return table.reset_index().sort_values("Pearson all", ascending=False, kind="stable")
+
+
+def localisation_frame(tokens: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "gold": tokens["dataset"],
+            "scorer": tokens["scorer"],
+            "policy": tokens["policy"],
+            "tokens": tokens["n_tokens"],
+            "unsupported": tokens["n_unsupported"],
+            "precision": tokens["precision"],
+            "recall": tokens["recall"],
+            "F1": tokens["f1"],
+            "token AUC": tokens["roc_auc"],
+            "AUC 95% CI": [
+                interval(lo, hi, 100) for lo, hi in zip(tokens["roc_auc_ci_low"], tokens["roc_auc_ci_high"], strict=True)
+            ],
+        }
+    )
+
+
+def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "method": row["method"],
+                "k": row["k"],
+                "claims": row["claims"],
+                "recall@k": row["recall"],
+                "hit@k": row["hit"],
+                "model calls / claim": row["mean_calls"],
+                "sentences / claim": row["mean_sentences"],
+            }
+            for row in report["summary"]
+        ]
+    )
+
+
+def run_table(args: argparse.Namespace) -> None:
+    if args.table == "detection-table":
+        frame, caption, label = detection_frame(pd.read_csv(args.auc)), captions.DETECTION, "tab:detection"
+    elif args.table == "frank-scorers-table":
+        frame = frank_scorers_frame(pd.read_csv(args.correlations))
+        caption, label = captions.FRANK_SCORERS, "tab:frank-scorers"
+    elif args.table == "localisation-table":
+        frame, caption, label = localisation_frame(pd.read_csv(args.tokens)), captions.LOCALISATION, "tab:localisation"
+    else:
+        report = json.loads(Path(args.report).read_text())
+        frame, caption, label = retrieval_frame(report), captions.retrieval(report["settings"]["retrieval"]), "tab:retrieval"
+    write_tables(frame, args.out_md, args.out_tex, caption, label)

@@ -1,0 +1,1 @@
+"""Reports: static, self-contained HTML pages for reading scorer outputs (results/report/<benchmark>/<scorer>.html)."""

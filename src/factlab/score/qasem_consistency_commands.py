@@ -1,0 +1,70 @@
+"""`factlab score qasem-consistency`: QASemConsistency of one shard of a benchmark with the trained aligner (or a hub NLI model).
+
+The same job arguments and outputs as `summac-zs` (factlab.score.commands); the settings are
+params.yaml `score.qasem_consistency` as --settings JSON (decomposition, qa_source, aggregation,
+threshold: all required), the chunk size is AlignScore's tuned choice (--choice) and the chunk
+policy preprocess.alignscore.policy, as for `factlab score alignscore`. --qas is the QA table of
+the qa_source (parser: results/preprocess/<benchmark>/qas.parquet; gold:
+results/data/qasem_consistency_qas.parquet), or `none` with `decomposition: sentences`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from factlab.errors import ConfigError, DataError, FactlabError
+from factlab.score.commands import add_job_arguments, run_pair_job
+
+PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold")
+NO_QAS = "none"
+
+
+def register(commands: Any) -> None:
+    command = commands.add_parser("qasem-consistency", help="QASemConsistency of every example of a benchmark (one shard)")
+    add_job_arguments(command, model=True)
+    command.add_argument("--qas", required=True, help="the QA table of qa_source, or 'none' (decomposition: sentences)")
+    command.add_argument("--choice", required=True, help="results/score/alignscore_choice.json: the chunk size")
+    command.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    command.add_argument("--settings", required=True, help="JSON of score.qasem_consistency (without model keys)")
+    command.set_defaults(func=run_qasem_consistency)
+
+
+def job_settings(text: str, choice_path: str, chunk_policy: str) -> Any:
+    """The scorer's settings: the --settings keys (all of PARAM_KEYS, no other) and the tuned chunk size."""
+    from factlab.score.commands import tuned_settings
+    from factlab.score.qasem_consistency import QASemConsistencySettings
+
+    values = json.loads(text)
+    if not isinstance(values, dict):
+        raise FactlabError("--settings must be a JSON object")
+    unknown, missing = sorted(set(values) - set(PARAM_KEYS)), [key for key in PARAM_KEYS if key not in values]
+    if unknown or missing:
+        raise ConfigError(f"score.qasem_consistency settings: unknown {unknown}, missing {missing}; expected {list(PARAM_KEYS)}")
+    chunking = tuned_settings(choice_path, chunk_policy)
+    return QASemConsistencySettings(**values, words_per_chunk=chunking.words_per_chunk, chunk_policy=chunking.chunk_policy)
+
+
+def read_qas(path: str, decomposition: str) -> Any:
+    """The QA table, or None for `decomposition: sentences` (which needs none)."""
+    import pandas as pd
+
+    if decomposition == "sentences":
+        return None
+    if path == NO_QAS:
+        raise ConfigError("score.qasem_consistency decomposition 'qas' needs a QA table: --qas is 'none'")
+    if not Path(path).is_file():
+        raise DataError("QA table not found", file=path)
+    return pd.read_parquet(path)
+
+
+def run_qasem_consistency(args: argparse.Namespace) -> None:
+    from factlab.score.qasem_consistency import score_benchmark
+
+    settings = job_settings(args.settings, args.choice, args.chunk_policy)
+    qas = read_qas(args.qas, settings.decomposition)
+    score = partial(score_benchmark, qas=qas, qas_file=args.qas, benchmark=args.benchmark)
+    run_pair_job(args, "qasem_consistency", score, settings)

@@ -1,0 +1,235 @@
+"""paper/main.tex shows every generated table and figure once, with captions from captions.py; paper/README.md
+maps each to its rule and params.yaml keys; the PDF build fails on an undefined reference, checked on logs
+and PDFs that a real TeX engine produced (skipped without one unless FACTLAB_REQUIRE_TEX is set)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from PIL import Image
+
+from factlab.cli import main as factlab_main
+from factlab.errors import FactlabError
+from factlab.paper import captions
+from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages
+from factlab.paper.main_tex import FURTHER, SECTIONS, collect_floats, render_main
+from factlab.paper.provenance import parse_rule_files, rule_writing
+from factlab.paper.tables import to_latex
+
+ROOT = Path(__file__).resolve().parents[1]
+HAVE_TEX = shutil.which("pdflatex") is not None and shutil.which("pdfinfo") is not None
+requires_tex = pytest.mark.skipif(
+    not HAVE_TEX and not os.environ.get("FACTLAB_REQUIRE_TEX"),
+    reason="no TeX engine (pdflatex) and pdfinfo; set FACTLAB_REQUIRE_TEX=1 to make this a failure",
+)
+
+RULES = """
+SUBSETS = param("metaeval.frank.subsets")
+
+
+rule correlate_things:
+    output:
+        all="results/metaeval/things.csv",
+    params:
+        variant=param("metaeval.frank.partial_variant"),
+
+
+for _kind in ("a", "b"):
+
+    rule:
+        name:
+            "count_plain" if _kind == "a" else f"count_{_kind}_things"
+        output:
+            f"results/metaeval/{_kind}.csv",
+        params:
+            bins=param("metaeval.ece_bins"),
+
+
+rule tabulate_datasets:
+    input:
+        things=rules.correlate_things.output.all,
+        counts=rules.count_b_things.output[0],
+    output:
+        md=report("paper/tables/datasets.md", caption="../report/x.rst", category="datasets"),
+        tex="paper/tables/datasets.tex",
+    params:
+        subsets=SUBSETS,
+    shell:
+        "factlab paper datasets-table --subsets {params.subsets} > {log} 2>&1"
+
+
+rule tabulate_new:
+    output:
+        md="paper/tables/new_table.md",
+        tex="paper/tables/new_table.tex",
+
+
+rule plot_frank_williams:
+    input:
+        rules.correlate_things.output.all,
+    output:
+        "paper/figures/frank_williams.png",
+"""
+
+
+@pytest.fixture
+def paper(tmp_path, monkeypatch) -> Path:
+    """A working directory with paper/tables (a known and an unknown stem), paper/figures and a rule file."""
+    monkeypatch.chdir(tmp_path)
+    frame = pd.DataFrame({"benchmark": ["frank", "qags_xsum"], "rows": [2246, 239]})
+    for stem, label in (("datasets", "tab:datasets"), ("new_table", "tab:new")):
+        path = tmp_path / "paper" / "tables" / f"{stem}.tex"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_latex(frame, f"Caption of {stem.replace('_', ' ')}.", label))
+    figure = tmp_path / "paper" / "figures" / "frank_williams.png"
+    figure.parent.mkdir(parents=True)
+    Image.new("RGB", (40, 30), "steelblue").save(figure)
+    (tmp_path / "rules.smk").write_text(RULES)
+    return tmp_path
+
+
+TABLES = ["paper/tables/datasets.tex", "paper/tables/new_table.tex"]
+FIGURES = ["paper/figures/frank_williams.png"]
+
+
+def test_main_tex_shows_every_table_and_figure_once(paper):
+    text = render_main(collect_floats(TABLES, FIGURES, Path("paper")))
+    assert text.count("\\input{tables/datasets.tex}") == 1 and text.count("\\input{tables/new_table.tex}") == 1
+    assert text.count("\\includegraphics") == 1 and "{figures/frank_williams.png}" in text
+    # Each float is referenced from the text of its section; an unknown stem gets the closing section.
+    for label in ("tab:datasets", "tab:new", "fig:frank-williams"):
+        assert f"\\ref{{{label}}}" in text
+    sections = re.findall(r"\\section\{([^}]*)\}", text)
+    assert sections == [section.title for section in SECTIONS] + [FURTHER.title]
+    assert text.index("\\section{Further results}") < text.index("\\input{tables/new_table.tex}")
+    assert text.index("\\section{FRANK correlations}") < text.index("figures/frank_williams.png")
+
+
+def test_labels_are_unique_and_captions_come_from_captions_py(paper):
+    text = render_main(collect_floats(TABLES, FIGURES, Path("paper")))
+    inputs = "".join((paper / "paper" / name).read_text() for name in re.findall(r"\\input\{([^}]*)\}", text))
+    labels = re.findall(r"\\label\{([^}]*)\}", text + inputs)
+    assert len(labels) == len(set(labels)) == len(SECTIONS) + 1 + 3
+    assert f"\\caption{{{captions.FIGURES['frank_williams']}}}" in text
+    # A table's caption lives in its .tex (written by tables.to_latex from captions.py): not repeated.
+    assert "Caption of datasets." not in text and text.count("\\caption") == 1
+
+
+def test_a_figure_without_a_caption_or_a_doubled_label_is_an_error(paper):
+    orphan = paper / "paper" / "figures" / "orphan.png"
+    shutil.copy(paper / FIGURES[0], orphan)
+    with pytest.raises(FactlabError, match="captions.FIGURES"):
+        collect_floats([], [orphan], Path("paper"))
+    twin = paper / "paper" / "tables" / "twin.tex"
+    twin.write_text((paper / TABLES[0]).read_text())
+    with pytest.raises(FactlabError, match="tab:datasets"):
+        collect_floats([TABLES[0], twin], [], Path("paper"))
+    bare = paper / "paper" / "tables" / "bare.tex"
+    bare.write_text("\\begin{tabular}{l}\nx\\\\\n\\end{tabular}\n")
+    with pytest.raises(FactlabError, match="table environment"):
+        collect_floats([bare], [], Path("paper"))
+
+
+def test_rules_and_keys_are_read_from_the_rule_files(paper):
+    rules = parse_rule_files([paper / "rules.smk"])
+    table = rule_writing(rules, "paper/tables/datasets.tex")
+    assert table.name == "tabulate_datasets" and table.keys == ("metaeval.frank.subsets",)
+    assert table.upstream == ("correlate_things", "count_b_things")
+    assert "paper/tables/datasets.md" in table.outputs and "../report/x.rst" not in table.outputs
+    loop = next(rule for rule in rules if rule.pattern.fullmatch("count_b_things"))
+    assert loop.name == "count_plain / count_{_kind}_things" and loop.keys == ("metaeval.ece_bins",)
+
+
+def test_command_writes_main_tex_and_readme(paper):
+    assert (
+        factlab_main(
+            ["paper", "main-tex", "--tables", *TABLES, "--figures", *FIGURES, "--rule-files", "rules.smk"]
+            + ["--out-tex", "paper/main.tex", "--out-readme", "paper/README.md"]
+        )
+        == 0
+    )
+    assert "\\input{tables/new_table.tex}" in (paper / "paper" / "main.tex").read_text()
+    readme = (paper / "paper" / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `tables/datasets.tex`"))
+    assert "`tables/datasets.md`" in row and "`tabulate_datasets`" in row and "`metaeval.frank.subsets`" in row
+    assert "`correlate_things` (rules.smk: `metaeval.frank.partial_variant`)" in row
+    assert "`count_b_things` (rules.smk: `metaeval.ece_bins`)" in row
+    figure_row = next(line for line in readme.splitlines() if "frank_williams.png" in line)
+    assert "`plot_frank_williams`" in figure_row and "`fig:frank-williams`" in figure_row
+
+
+def test_every_committed_table_and_figure_has_a_rule_and_a_caption():
+    rules = parse_rule_files(sorted((ROOT / "workflow" / "rules").glob("*.smk")))
+    tables = sorted((ROOT / "paper" / "tables").glob("*.tex"))
+    figures = sorted(path for path in (ROOT / "paper" / "figures").glob("*") if path.suffix in (".png", ".pdf"))
+    assert tables and figures
+    for path in tables + figures:
+        assert rule_writing(rules, path.relative_to(ROOT)) is not None, path
+    floats = collect_floats(tables, figures, ROOT / "paper")  # raises on a missing caption or a doubled label
+    assert len(floats) == len(tables) + len(figures)
+
+
+def test_log_check_joins_lines_tex_broke():
+    warning = "LaTeX Warning: Reference `tab:a-rather-long-label-name-that-makes-the-warning-wrap' on page 3 undefined."
+    log = warning[:79] + "\n" + warning[79:] + "\n"  # cut at column 79, as TeX cuts log lines
+    assert check_log(log).undefined == ("tab:a-rather-long-label-name-that-makes-the-warning-wrap (page 3)",)
+    clean = check_log("Output written on main.pdf (12 pages, 1000 bytes).\n")
+    assert clean.problems() == [] and clean.pages == 12
+
+
+TINY = r"""\documentclass{article}
+\begin{document}
+Section~\ref{sec:there} is defined%s.
+\section{There}\label{sec:there}
+\newpage
+Second page.
+\end{document}
+"""
+
+
+@requires_tex
+def test_undefined_reference_is_found_in_a_real_log(tmp_path):
+    tex = tmp_path / "tiny.tex"
+    tex.write_text(TINY % r", Table~\ref{tab:missing} is not")
+    pdf, log = compile_tex(tex, tmp_path / "build")
+    check = check_log(log.read_text())
+    assert check.undefined == ("tab:missing (page 1)",) and check.undefined_summary
+    assert check.problems() and pdf.is_file()
+    with pytest.raises(FactlabError) as error:
+        build_pdf(tex, tmp_path / "tiny.pdf", tmp_path / "tiny.log")
+    message = str(error.value)
+    assert "\n" not in message and "1 undefined reference(s): tab:missing (page 1)" in message
+    assert not (tmp_path / "tiny.pdf").exists() and (tmp_path / "tiny.log").is_file()
+
+
+@requires_tex
+def test_pages_of_a_compiled_pdf(tmp_path):
+    tex = tmp_path / "tiny.tex"
+    tex.write_text(TINY % "")
+    pages, check = build_pdf(tex, tmp_path / "out" / "tiny.pdf", tmp_path / "tiny.log")
+    assert pages == 2 == count_pages(tmp_path / "out" / "tiny.pdf") == check.pages
+    assert check.problems() == [] and not check.undefined_summary
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out", "tiny.log", "tiny.tex"]  # no aux files
+
+
+@requires_tex
+def test_generated_main_tex_compiles_with_every_reference_resolved(paper):
+    tex = paper / "paper" / "main.tex"
+    tex.write_text(render_main(collect_floats(TABLES, FIGURES, Path("paper"))))
+    pages, check = build_pdf(tex, paper / "paper" / "main.pdf", paper / "main.log")
+    assert pages >= 1 and check.problems() == []
+    assert count_pages(paper / "paper" / "main.pdf") == pages
+
+
+@requires_tex
+def test_a_latex_error_fails_with_its_first_line(tmp_path):
+    tex = tmp_path / "broken.tex"
+    tex.write_text("\\documentclass{article}\n\\begin{document}\n\\nosuchmacro\n\\end{document}\n")
+    with pytest.raises(FactlabError, match=r"broken.tex does not compile: \./broken.tex:3: Undefined control sequence"):
+        build_pdf(tex, tmp_path / "broken.pdf", tmp_path / "broken.log")
+    assert not (tmp_path / "broken.pdf").exists() and "Undefined control sequence" in (tmp_path / "broken.log").read_text()

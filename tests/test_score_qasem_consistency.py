@@ -1,0 +1,360 @@
+"""QASemConsistency on real QASemConsistency responses and their gold QAs, against pairs scored one at a time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from factlab.cli import main
+from factlab.errors import ConfigError, DataError
+from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, save_aligner
+from factlab.models.engine import EngineSettings, reference_scores
+from factlab.preprocess.benchmark import sentence_units
+from factlab.preprocess.chunking import SentenceChunk, alignscore_chunks
+from factlab.preprocess.qas import QA_COLUMNS
+from factlab.preprocess.sentences import Sentence
+from factlab.score.alignscore import AlignScoreSettings
+from factlab.score.alignscore import score_benchmark as alignscore
+from factlab.score.qasem_consistency import QASemConsistencySettings, aggregate_support, score_benchmark
+from factlab.score.qasem_consistency_commands import job_settings
+
+CUT = Path(__file__).parent / "fixtures" / "qasem_consistency_cut"
+ENGINE = EngineSettings(progress=False)
+WORDS = 40  # the cut's sources (62, 102 and 129 words) get 3-5 chunks each
+DOUG = "factscore/Doug Sheehan/InstructGPT"
+
+
+@pytest.fixture(scope="module")
+def scorer() -> AlignerScorer:
+    torch.manual_seed(5)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
+    return AlignerScorer(network, tokenizer, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def responses() -> pd.DataFrame:
+    return pd.read_parquet(CUT / "responses.parquet").sort_values("example_id").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def gold() -> pd.DataFrame:
+    return pd.read_parquet(CUT / "qas.parquet")
+
+
+@pytest.fixture(scope="module")
+def sentences(responses: pd.DataFrame) -> pd.DataFrame:
+    table, _ = sentence_units(responses, "qasem_consistency")
+    return table
+
+
+def settings(**changes: object) -> QASemConsistencySettings:
+    values = {
+        "decomposition": "qas",
+        "qa_source": "gold",
+        "aggregation": "share",
+        "threshold": 0.5,
+        "words_per_chunk": WORDS,
+        "chunk_policy": "reference",
+    }
+    return QASemConsistencySettings(**{**values, **changes})  # type: ignore[arg-type]
+
+
+def side(sentences: pd.DataFrame, name: str, owner: str, key: str) -> list[Sentence]:
+    rows = sentences[(sentences["side"] == name) & (sentences[owner] == key)].sort_values("sentence_index")
+    return [Sentence(t, s, e) for t, s, e in rows[["text", "start", "end"]].itertuples(index=False)]
+
+
+def source_chunks(sentences: pd.DataFrame, doc_id: str) -> list[SentenceChunk]:
+    chunks, _ = alignscore_chunks(side(sentences, "source", "doc_id", doc_id), WORDS, "reference")
+    return chunks
+
+
+def alone(scorer: AlignerScorer, chunks: list[SentenceChunk], hypothesis: str) -> np.ndarray:
+    """The hypothesis against every chunk, each pair alone through the reference loop (no batching, dedup, cache)."""
+    return reference_scores(scorer, [(chunk.text, hypothesis) for chunk in chunks], pad_to=256)
+
+
+def by_hand(values: list[float], aggregation: str, threshold: float) -> float:
+    if aggregation == "share":
+        return sum(1 for value in values if value >= threshold) / len(values)
+    return min(values) if aggregation == "min" else sum(values) / len(values)
+
+
+def test_aggregation_by_hand() -> None:
+    values = [0.2, 0.5, 0.9]
+    assert aggregate_support(values, "share", 0.5) == pytest.approx(2 / 3)  # 0.5 itself is supported
+    assert aggregate_support(values, "share", 0.6) == pytest.approx(1 / 3)
+    assert aggregate_support(values, "min", 0.5) == pytest.approx(0.2)
+    assert aggregate_support(values, "mean", 0.99) == pytest.approx(1.6 / 3)
+    assert np.isnan(aggregate_support([], "share", 0.5))
+    with pytest.raises(ConfigError, match="median"):
+        aggregate_support(values, "median", 0.5)
+
+
+@pytest.fixture(scope="module")
+def reference(scorer: AlignerScorer, responses: pd.DataFrame, sentences: pd.DataFrame, gold: pd.DataFrame) -> dict:
+    """Per gold QA id: its chunk scores, each pair alone; the hypothesis is the adapter's `output` (question + answer)."""
+    doc_of = dict(zip(responses["example_id"], responses["doc_id"], strict=True))
+    return {
+        qa.example_id: alone(scorer, source_chunks(sentences, doc_of[qa.doc_id]), qa.output)
+        for qa in gold.itertuples(index=False)
+    }
+
+
+@pytest.mark.parametrize("aggregation", ["share", "min", "mean"])
+def test_gold_qa_scores_are_max_over_chunks_and_aggregate(
+    scorer: AlignerScorer, responses: pd.DataFrame, sentences: pd.DataFrame, gold: pd.DataFrame, reference: dict, aggregation: str
+) -> None:
+    threshold = float(np.median([chunk_scores.max() for chunk_scores in reference.values()]))  # splits the QAs
+    scores, counts = score_benchmark(
+        responses, sentences, scorer, settings(aggregation=aggregation, threshold=threshold), ENGINE, qas=gold
+    )
+    assert scores["example_id"].tolist() == responses["example_id"].tolist()
+    n_chunks = {row.example_id: len(source_chunks(sentences, row.doc_id)) for row in responses.itertuples()}
+    assert sorted(n_chunks.values()) == [3, 3, 4, 5]  # the reference policy: a remainder chunk too
+    assert counts["pairs"] == sum(n_chunks[qa.doc_id] for qa in gold.itertuples())
+    assert counts["qa_hypotheses"] == 40 and counts["examples_without_qas"] == counts["output_sentences_without_qas"] == 0
+    shares = []
+    for row in scores.itertuples():
+        qas = gold[gold["doc_id"] == row.example_id]
+        assert row.decomposition == "qas" and row.n_qas == row.n_units == len(qas) == len(row.units)
+        assert row.n_chunks == n_chunks[row.example_id]
+        source = responses.loc[responses["example_id"] == row.example_id, "source"].item()
+        chunks = source_chunks(sentences, responses.loc[responses["example_id"] == row.example_id, "doc_id"].item())
+        for item, qa in zip(row.units, qas.itertuples(index=False), strict=True):
+            expected = reference[qa.example_id]
+            assert (item["unit"], item["qa_id"], item["question"], item["answer"]) == (
+                "qa",
+                qa.example_id,
+                qa.question,
+                qa.answer,
+            )
+            assert item["hypothesis"] == qa.output
+            # the upstream sentence of the QA (the cut's pysbd sentences are upstream's, checked below)
+            assert item["sentence_index"] == qa.sent_id
+            assert item["score"] == pytest.approx(expected.max(), abs=1e-5)
+            assert item["supported"] == (item["score"] >= threshold)
+            best = int(np.argmax(expected))
+            assert (item["best_chunk"], item["chunk_start"], item["chunk_end"]) == (best, chunks[best].start, chunks[best].end)
+            # the span holds the chunk's sentences (joined by spaces in the chunk, some glued in the source)
+            assert "".join(source[item["chunk_start"] : item["chunk_end"]].split()) == "".join(chunks[best].text.split())
+        values = [float(reference[qa_id].max()) for qa_id in qas["example_id"]]
+        assert row.score == pytest.approx(by_hand(values, aggregation, threshold), abs=1e-5)
+        shares.append(by_hand(values, "share", threshold))
+    assert 0 < np.mean(shares) < 1  # the threshold splits the QAs: the share is not a constant
+    for row in responses.itertuples():
+        assert [s.text for s in side(sentences, "output", "example_id", row.example_id)] == list(row.sentences)
+
+
+def test_sentences_decomposition_with_mean_is_alignscore(
+    scorer: AlignerScorer, responses: pd.DataFrame, sentences: pd.DataFrame
+) -> None:
+    scores, counts = score_benchmark(
+        responses, sentences, scorer, settings(decomposition="sentences", aggregation="mean"), ENGINE
+    )
+    expected, _ = alignscore(responses, sentences, scorer, AlignScoreSettings(WORDS, "reference", "mean"), ENGINE)
+    assert scores["score"].to_numpy() == pytest.approx(expected["score"].to_numpy(), abs=1e-6)
+    assert counts["sentence_hypotheses"] == 8 and counts["qa_hypotheses"] == counts["examples_without_qas"] == 0
+    doug = scores[scores["example_id"] == DOUG].iloc[0]
+    assert doug.decomposition == "sentences" and doug.n_units == doug.n_sentences == 5 and doug.n_qas == 0
+    assert [item["unit"] for item in doug.units] == ["sentence"] * 5 and doug.units[0]["qa_id"] is None
+    assert [item["hypothesis"] for item in doug.units] == list(responses.loc[responses["example_id"] == DOUG, "sentences"].item())
+    # the share of supported sentences, from AlignScore's per-sentence supports
+    threshold = float(np.median([s["support"] for detail in expected["sentences"] for s in detail]))
+    shares, _ = score_benchmark(responses, sentences, scorer, settings(decomposition="sentences", threshold=threshold), ENGINE)
+    for row, detail in zip(shares.itertuples(), expected["sentences"], strict=True):
+        assert row.score == pytest.approx(by_hand([s["support"] for s in detail], "share", threshold), abs=1e-9)
+
+
+def parser_table(gold: pd.DataFrame) -> pd.DataFrame:
+    """The gold QAs of the cut in the layout of the preprocess stage's qas.parquet (as a parser would write them)."""
+    frame = pd.DataFrame(
+        {
+            "example_id": gold["doc_id"],
+            "doc_id": "unused",
+            "sentence_index": gold["sent_id"],
+            "predicate_index": gold["predicate_idx"],
+            "predicate": gold["predicate"],
+            "is_verbal": gold["predicate_pos"] == "VERB",
+            "verb_form": gold["predicate"],
+            "question": gold["question"],
+            "answer": gold["answer"],
+            "answer_start": 0,
+            "answer_end": 1,
+            "role": "",
+            "origin": "gold",
+        }
+    )
+    return frame.astype(QA_COLUMNS)
+
+
+def test_parser_qas_score_like_the_same_gold_qas(
+    scorer: AlignerScorer, responses: pd.DataFrame, sentences: pd.DataFrame, gold: pd.DataFrame
+) -> None:
+    from_gold, _ = score_benchmark(responses, sentences, scorer, settings(aggregation="mean"), ENGINE, qas=gold)
+    parsed = parser_table(gold)
+    from_parser, _ = score_benchmark(
+        responses, sentences, scorer, settings(qa_source="parser", aggregation="mean"), ENGINE, qas=parsed
+    )
+    assert from_parser["score"].to_numpy() == pytest.approx(from_gold["score"].to_numpy(), abs=1e-9)
+    bart = from_parser[from_parser["example_id"] == "cliff/141/bart"].iloc[0]
+    # "towed" (token 5) has four QAs, "getting" (token 9) three: numbered per predicate
+    assert [item["qa_id"] for item in bart.units] == [
+        "cliff/141/bart/s0/p5/q0",
+        "cliff/141/bart/s0/p5/q1",
+        "cliff/141/bart/s0/p5/q2",
+        "cliff/141/bart/s0/p5/q3",
+        "cliff/141/bart/s0/p9/q0",
+        "cliff/141/bart/s0/p9/q1",
+        "cliff/141/bart/s0/p9/q2",
+    ]
+    tokens = responses.loc[responses["example_id"] == "cliff/141/bart", "output"].item().split(" ")
+    assert (tokens[5], tokens[9]) == ("towed", "getting")
+
+
+def test_outputs_without_qas_fall_back_to_their_sentences_and_are_counted(
+    scorer: AlignerScorer, responses: pd.DataFrame, gold: pd.DataFrame
+) -> None:
+    empty = responses.iloc[[0]].assign(example_id="cliff/empty", output="")
+    examples = pd.concat([responses, empty], ignore_index=True)
+    sentences, _ = sentence_units(examples, "qasem_consistency")
+    parsed = parser_table(gold)
+    doug_sentence_2 = (parsed["example_id"] == DOUG) & (parsed["sentence_index"] == 2)
+    qas = parsed[(parsed["example_id"] != "cliff/141/bart") & ~doug_sentence_2]  # bart's summary has no QA left
+    scores, counts = score_benchmark(examples, sentences, scorer, settings(qa_source="parser"), ENGINE, qas=qas)
+    by_sentences, _ = score_benchmark(examples, sentences, scorer, settings(decomposition="sentences"), ENGINE)
+    rows = scores.set_index("example_id")
+    assert rows.loc["cliff/141/bart", "decomposition"] == "sentences"
+    assert rows.loc["cliff/141/bart", "score"] == by_sentences.set_index("example_id").loc["cliff/141/bart", "score"]
+    assert rows.loc["cliff/empty", "decomposition"] == "none" and np.isnan(rows.loc["cliff/empty", "score"])
+    assert rows.loc[DOUG, "decomposition"] == "qas" and rows.loc[DOUG, "n_sentences_without_qas"] == 1
+    assert counts["examples_without_qas"] == 2  # the bart summary and the empty output
+    assert counts["examples_scored_by_sentences_fallback"] == 1
+    assert counts["examples_without_output_sentences"] == counts["examples_scored_nan"] == 1
+    assert counts["output_sentences_without_qas"] == 1  # Doug Sheehan's sentence 2 (3 QAs dropped)
+
+
+def test_bad_qa_tables_name_file_record_and_field(
+    scorer: AlignerScorer, responses: pd.DataFrame, sentences: pd.DataFrame, gold: pd.DataFrame
+) -> None:
+    parsed = parser_table(gold)
+    cases = [
+        (
+            "parser",
+            parsed.assign(sentence_index=np.where(parsed["example_id"] == "cliff/141/bart", 1, parsed["sentence_index"])),
+            r"sentence_index 1 but the output has 1 sentences .*\(file qas.parquet, record example cliff/141/bart "
+            r"sentence 1 predicate 5, field 'sentence_index'\)",
+        ),
+        ("parser", parsed.assign(question=parsed["question"].where(parsed.index != 3, " ")), r"record .* field 'question'"),
+        ("parser", parsed.drop(columns="answer"), r"lacks the columns \['answer'\] \(file qas.parquet, field 'answer'\)"),
+        (
+            "gold",
+            gold.assign(response=gold["response"].where(gold["example_id"] != "cliff/141/bart/qa2", "A boat .")),
+            r"not the example's output \(file qas.parquet, record cliff/141/bart/qa2, field 'response'\)",
+        ),
+        (
+            "gold",
+            gold.assign(predicate_idx=gold["predicate_idx"].where(gold["example_id"] != "cliff/141/bart/qa0", 99)),
+            r"predicate_idx 99 is outside the response \(file qas.parquet, record cliff/141/bart/qa0, field 'predicate_idx'\)",
+        ),
+        (
+            "gold",
+            gold.assign(doc_id="other"),
+            r"no gold QA belongs to an example of benchmark 'qasem_consistency'.*field 'doc_id'",
+        ),
+    ]
+    for source, table, message in cases:
+        with pytest.raises(DataError, match=message) as error:
+            score_benchmark(
+                responses,
+                sentences,
+                scorer,
+                settings(qa_source=source),
+                ENGINE,
+                qas=table,
+                qas_file="qas.parquet",
+                benchmark="qasem_consistency",
+            )
+        assert "\n" not in str(error.value)
+    with pytest.raises(ConfigError, match="needs the gold QA table"):
+        score_benchmark(responses, sentences, scorer, settings(), ENGINE)
+
+
+def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
+    for bad in (
+        {"decomposition": "predicates"},
+        {"qa_source": "oracle"},
+        {"aggregation": "median"},
+        {"threshold": 1.5},
+        {"threshold": True},
+        {"words_per_chunk": 0},
+        {"chunk_policy": "fixed"},
+    ):
+        with pytest.raises(ConfigError, match="qasem_consistency"):
+            settings(**bad)
+    choice = tmp_path / "choice.json"
+    choice.write_text(json.dumps({"words_per_chunk": 60, "aggregation": "mean"}))
+    params = {"decomposition": "qas", "qa_source": "gold", "aggregation": "share", "threshold": 0.5}
+    assert job_settings(json.dumps(params), str(choice), "even") == settings(
+        qa_source="gold", words_per_chunk=60, chunk_policy="even"
+    )
+    with pytest.raises(ConfigError, match=r"missing \['threshold'\]"):
+        job_settings(json.dumps({k: v for k, v in params.items() if k != "threshold"}), str(choice), "reference")
+    with pytest.raises(ConfigError, match=r"unknown \['model'\]"):
+        job_settings(json.dumps({**params, "model": "trained"}), str(choice), "reference")
+
+
+def command(tmp_path: Path, decomposition: str, qas: str) -> list[str]:
+    params = {"decomposition": decomposition, "qa_source": "gold", "aggregation": "share", "threshold": 0.5}
+    return [
+        "score", "qasem-consistency", "--benchmark", "qasem_consistency", "--data", str(tmp_path / "data.parquet"),
+        "--sentences", str(tmp_path / "sentences.parquet"), "--max-examples", "all", "--shard", "0", "--shards", "1",
+        "--threads", "1", "--out", str(tmp_path / f"scores_{decomposition}.parquet"),
+        "--report", str(tmp_path / f"scores_{decomposition}.json"),
+        "--model", str(tmp_path / "aligner"), "--entailment-label", "entailment", "--token-budget", "4096",
+        "--max-batch-pairs", "16", "--precision", "fp32", "--device", "cpu", "--qas", qas,
+        "--choice", str(tmp_path / "choice.json"), "--chunk-policy", "reference", "--settings", json.dumps(params),
+    ]  # fmt: skip
+
+
+def test_command_writes_the_scores_of_both_decompositions(
+    tmp_path: Path, responses: pd.DataFrame, sentences: pd.DataFrame, gold: pd.DataFrame, capsys: pytest.CaptureFixture[str]
+) -> None:
+    torch.manual_seed(6)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
+    save_aligner(network, tokenizer, tmp_path / "aligner", {"seed": 6})
+    responses.to_parquet(tmp_path / "data.parquet")
+    sentences.to_parquet(tmp_path / "sentences.parquet")
+    gold.to_parquet(tmp_path / "gold.parquet")
+    (tmp_path / "choice.json").write_text(json.dumps({"words_per_chunk": WORDS, "aggregation": "min"}))
+    assert main(command(tmp_path, "qas", str(tmp_path / "gold.parquet"))) == 0
+    assert main(command(tmp_path, "sentences", "none")) == 0
+    report = json.loads((tmp_path / "scores_qas.json").read_text())
+    assert report["scorer"] == "qasem_consistency" and report["model"].startswith("aligner:")
+    assert report["settings"] == {
+        "decomposition": "qas",
+        "qa_source": "gold",
+        "aggregation": "share",
+        "threshold": 0.5,
+        "words_per_chunk": WORDS,
+        "chunk_policy": "reference",
+    }
+    assert report["qa_hypotheses"] == 40 and report["examples"] == 4
+    qa_scores = pd.read_parquet(tmp_path / "scores_qas.parquet")
+    sentence_scores = pd.read_parquet(tmp_path / "scores_sentences.parquet")
+    assert {unit["unit"] for units in sentence_scores["units"] for unit in units} == {"sentence"}
+    direct, _ = score_benchmark(
+        responses, sentences, AlignerScorer.load(tmp_path / "aligner", device="cpu"), settings(), ENGINE, qas=gold
+    )
+    assert qa_scores["score"].to_numpy() == pytest.approx(direct["score"].to_numpy(), abs=1e-6)
+
+    # a QA table for a missing file is one error line
+    capsys.readouterr()
+    assert main(command(tmp_path, "qas", str(tmp_path / "missing.parquet"))) == 1
+    assert capsys.readouterr().err.strip() == f"factlab: error: QA table not found (file {tmp_path / 'missing.parquet'})"
+    assert main(command(tmp_path, "qas", "none")) == 1

@@ -1,0 +1,38 @@
+# Report: static, self-contained HTML pages for reading scorer outputs. Commands: `factlab report …` (src/factlab/report/).
+#   results/report/<benchmark>/<scorer>.html   every output with its sentences coloured by support, the evidence
+#                                              highlighted in the source, gold spans where given, filters and paging
+REPORT_BENCHMARKS = param("report.localise.benchmarks") or SCORE_BENCHMARKS
+REPORT_SCORERS = param("report.localise.scorers") or SCORERS
+REPORT_GOLD = param("report.localise.gold")
+
+
+rule report_localise:
+    input:
+        data="results/data/{benchmark}.parquet",
+        scores="results/score/{benchmark}/{scorer}.parquet",
+        metrics=report_metrics,
+        gold=report_gold,
+        code=code("report", "localise"),
+    output:
+        "results/report/{benchmark}/{scorer}.html",
+    log:
+        "logs/report/localise/{benchmark}/{scorer}.log",
+    conda:
+        CONDA_ENV
+    params:
+        threshold=param("report.localise.threshold"),
+        page_size=param("report.localise.page_size"),
+        optional=report_optional_arguments,
+    shell:
+        "factlab report localise --benchmark {wildcards.benchmark} --scorer {wildcards.scorer} "
+        "--data {input.data} --scores {input.scores} --threshold {params.threshold} "
+        "--page-size {params.page_size} {params.optional} --out {output} > {log} 2>&1"
+
+
+rule report:
+    input:
+        expand(
+            rules.report_localise.output,
+            benchmark=REPORT_BENCHMARKS,
+            scorer=REPORT_SCORERS,
+        ),
