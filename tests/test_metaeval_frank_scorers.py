@@ -79,3 +79,13 @@ def test_subsets_without_scored_summaries_are_left_out(tmp_path, tables) -> None
     table = cnndm.merge(released[["example_id", "FactCC"]]).rename(columns={"FactCC": "score"})
     correlations, _, metrics = run(tmp_path, labels, released, {"factcc_cnndm": table})
     assert set(correlations["subset"]) == {"all", "cnndm"} and metrics["n"] == len(cnndm) == 1250
+
+
+def test_a_constant_scorer_is_left_out_and_named(tmp_path, tables) -> None:
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    constant = released[["example_id"]].assign(score=0.0)
+    correlations, _, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc, "all_zero": constant})
+    assert "factlab all_zero" not in set(correlations["metric"])
+    assert metrics["constant_scorers_left_out"] == ["factlab all_zero"]
+    assert metrics["best_partial_pearson"] == pytest.approx(0.2039, abs=1e-4)

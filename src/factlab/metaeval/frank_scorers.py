@@ -86,6 +86,13 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     frame = load_joined(args.benchmark, args.released)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
     frame, scorers = with_scorer_columns(frame, scores)
+    # A constant score has no correlation (e.g. every summary scored 0): left out, named in the metrics.
+    constant = [scorer for scorer in scorers if frame[scorer].nunique(dropna=True) < 2]
+    for scorer in constant:
+        LOG.warning("%s gives every FRANK summary the same score: left out of the correlations", scorer)
+    scorers = [scorer for scorer in scorers if scorer not in constant]
+    if not scorers:
+        raise FactlabError(f"every factlab scorer is constant on FRANK: {constant}")
     metrics = [*scorers, *args.compare]
     subsets = [subset for subset in args.subsets if subset == "all" or (frame["subset"] == subset).any()]
     for subset in sorted(set(args.subsets) - set(subsets)):
@@ -96,7 +103,7 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     comparisons = scorer_comparisons(williams_comparisons(frame, args.williams_variant, metrics), scorers)
     write_csv(correlations, args.out_correlations)
     write_csv(comparisons, args.out_williams)
-    write_json(headline(correlations, comparisons, scorers), args.out_metrics)
+    write_json({**headline(correlations, comparisons, scorers), "constant_scorers_left_out": constant}, args.out_metrics)
 
 
 def register(commands: Any) -> None:
