@@ -61,6 +61,7 @@ def test_editing_frank_reruns_only_frank_and_its_paper_rules(jobs):
         "ablate_frank_categories",
         "summarise_frank_baselines",
         "correlate_frank_scorers",  # factlab's scorers under FRANK's protocol
+        "tabulate_frank_scorers",
         "tabulate_frank_baselines",
         "plot_frank_williams",
         "plot_frank_ablation",
