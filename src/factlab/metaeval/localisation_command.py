@@ -168,9 +168,10 @@ def gold_example(row: dict[str, Any], *, file: str) -> GoldExample:
     )
 
 
-def read_gold(path: str) -> dict[str, GoldExample]:
+def read_example_table(path: str, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A parquet table with `columns`, one row per example_id (else a DataError naming file, record, field)."""
     frame = pd.read_parquet(path)
-    missing = [column for column in GOLD_COLUMNS if column not in frame.columns]
+    missing = [column for column in columns if column not in frame.columns]
     if missing:
         raise DataError(f"missing column(s) {missing}", file=path, field=missing[0])
     duplicated = frame["example_id"].duplicated()
@@ -178,6 +179,11 @@ def read_gold(path: str) -> dict[str, GoldExample]:
         raise DataError(
             "duplicate example_id", file=path, record=str(frame.loc[duplicated, "example_id"].iloc[0]), field="example_id"
         )
+    return frame
+
+
+def read_gold(path: str) -> dict[str, GoldExample]:
+    frame = read_example_table(path, GOLD_COLUMNS)
     return {str(row["example_id"]): gold_example(row, file=path) for row in frame.to_dict("records")}
 
 
@@ -235,15 +241,7 @@ def example_sentences(sentences: Any, *, file: str, record: str) -> tuple[np.nda
 
 def scored_tokens(path: str, gold: dict[str, GoldExample], parts: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
     """One row per token of each scored gold output: part, doc_id, y_unsupported, support."""
-    scores = pd.read_parquet(path)
-    missing = [column for column in SCORE_COLUMNS if column not in scores.columns]
-    if missing:
-        raise DataError(f"missing column(s) {missing}", file=path, field=missing[0])
-    duplicated = scores["example_id"].duplicated()
-    if duplicated.any():
-        raise DataError(
-            "duplicate example_id", file=path, record=str(scores.loc[duplicated, "example_id"].iloc[0]), field="example_id"
-        )
+    scores = read_example_table(path, SCORE_COLUMNS)
     frames, counts = [], {"scored": 0, "unscored": 0, "tokens_outside_sentences": 0}
     by_id = dict(zip(scores["example_id"].astype(str), zip(scores["score"], scores["sentences"], strict=True), strict=True))
     unknown = sorted(set(by_id) - set(gold))

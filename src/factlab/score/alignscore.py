@@ -83,6 +83,22 @@ def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: 
     return AlignScorePairs(outputs, chunks, pairs, owners)
 
 
+def best_premises(
+    owners: Sequence[tuple[int, int, int]], scores: Sequence[float], premise_cut: Sequence[int]
+) -> dict[tuple[int, int], tuple[float, int, int]]:
+    """(row, hypothesis) -> (score, premise index, premise pieces cut) of its best-scoring premise (first on ties).
+
+    `owners[i]` is the (example row, hypothesis, premise) of pair i: AlignScore's max over chunks,
+    SCALE's over windows and QASemConsistency's over chunks per QA.
+    """
+    best: dict[tuple[int, int], tuple[float, int, int]] = {}
+    for (row, hypothesis, premise), value, cut in zip(owners, scores, premise_cut, strict=True):
+        key = (row, hypothesis)
+        if key not in best or value > best[key][0]:
+            best[key] = (float(value), premise, int(cut))
+    return best
+
+
 def score_benchmark(
     examples: pd.DataFrame,
     sentences: pd.DataFrame,
@@ -95,11 +111,7 @@ def score_benchmark(
     job = alignscore_pairs(examples, sentences, settings)
     outputs, chunks, pairs, owners = job.outputs, job.chunks, job.pairs, job.owners
     result = score_pairs(scorer, pairs, engine, cache, description="alignscore pairs")
-    best: dict[tuple[int, int], tuple[float, int, int]] = {}  # (row, sentence) -> (support, chunk, premise cut)
-    for (row, sentence_index, chunk_index), value, cut in zip(owners, result.scores, result.premise_cut, strict=True):
-        key = (row, sentence_index)
-        if key not in best or value > best[key][0]:
-            best[key] = (float(value), chunk_index, int(cut))
+    best = best_premises(owners, result.scores, result.premise_cut)
     records = []
     empty_outputs = 0
     for row, (example_id, doc_id) in enumerate(

@@ -55,7 +55,7 @@ from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
-from factlab.score.alignscore import sentences_by_owner
+from factlab.score.alignscore import best_premises, sentences_by_owner
 
 LOG = logging.getLogger(__name__)
 DECOMPOSITIONS = ("qas", "sentences")
@@ -309,10 +309,7 @@ def score_benchmark(
                 pairs.append((chunk.text, hypothesis.text))
                 owners.append((row, index, chunk_index))
     result = score_pairs(scorer, pairs, engine, cache, description="qasem_consistency pairs")
-    best: dict[tuple[int, int], tuple[float, int, int]] = {}  # (row, hypothesis) -> (score, chunk, premise cut)
-    for (row, index, chunk_index), value, cut in zip(owners, result.scores, result.premise_cut, strict=True):
-        if (row, index) not in best or value > best[(row, index)][0]:
-            best[(row, index)] = (float(value), chunk_index, int(cut))
+    best = best_premises(owners, result.scores, result.premise_cut)  # (row, hypothesis) -> (score, chunk, cut)
     records = [_record(row, example, chunks[example.doc_id], best, settings) for row, example in enumerate(units)]
     counts = {
         **result.counts,

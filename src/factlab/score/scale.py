@@ -42,7 +42,7 @@ from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, pair_template, score_pairs
 from factlab.preprocess.chunking import ChunkReport, token_windows
 from factlab.preprocess.sentences import Sentence
-from factlab.score.alignscore import aggregate, sentences_by_owner
+from factlab.score.alignscore import aggregate, best_premises, sentences_by_owner
 
 AGGREGATIONS = ("mean", "min")
 WINDOW_POLICIES = ("covering", "reference")
@@ -202,10 +202,7 @@ def score_scale(
     """SCALE of every example (`example_id`, `doc_id`, `source`): max over windows, mean (or min) over sentences."""
     job = scale_pairs(examples, sentences, scorer, settings)
     result = score_pairs(scorer, job.pairs, engine, cache, description="scale pairs")
-    best: dict[tuple[int, int], tuple[float, int, int]] = {}  # (row, sentence) -> (support, window, premise cut)
-    for (row, sentence_index, window_index), value, cut in zip(job.owners, result.scores, result.premise_cut, strict=True):
-        if (row, sentence_index) not in best or value > best[(row, sentence_index)][0]:
-            best[(row, sentence_index)] = (float(value), window_index, int(cut))
+    best = best_premises(job.owners, result.scores, result.premise_cut)  # (row, sentence) -> (support, window, cut)
     records = []
     for row, (example_id, doc_id) in enumerate(
         zip(examples["example_id"].astype(str), examples["doc_id"].astype(str), strict=True)
