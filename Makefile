@@ -6,12 +6,12 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check
+.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check dvc-one-parameter
 
 run: install tex mirror
 	snakemake --cores all
 
-test: install tex browser mirror pytest lint smoke dvc-check smoke-matrix
+test: install tex browser mirror pytest lint smoke dvc-check dvc-one-parameter smoke-matrix
 
 pytest: install tex browser mirror
 	python -m pytest
@@ -61,6 +61,13 @@ dvc-check: smoke
 	  "$$(grep -c '^Nothing to be done' $(SMOKE_DIR)/.snakemake/dvc-repro.txt)"
 	cd $(SMOKE_DIR) && dvc status | tee .snakemake/dvc-status.txt
 	grep -q "up to date" $(SMOKE_DIR)/.snakemake/dvc-status.txt
+
+# One parameter changed in a copy of the checked smoke directory: `dvc status` names only the stage that
+# reads it, and `dvc repro` reruns the rules reading it (and what depends on them), nothing upstream.
+dvc-one-parameter: dvc-check
+	rm -rf $(SMOKE_DIR)-param && cp -a $(SMOKE_DIR) $(SMOKE_DIR)-param
+	python tests/dvc_one_parameter.py $(SMOKE_DIR)-param metaeval.frank.partial_variant ranked metaeval \
+	  correlate_frank_baselines
 
 # CI's configuration matrix, each run over a copy of the smoke run (only what its keys change reruns),
 # through the whole DAG: config/smoke_variant.yaml (ranked partial correlations, spaCy splitter, a

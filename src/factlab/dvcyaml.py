@@ -5,7 +5,8 @@
 
 Snakemake is the one description of the DAG; DVC drives it stage by stage. Each stage's
 - cmd runs the stage's target rules (the rules of its file that only collect inputs);
-- outs are the folders its jobs write (`results/<stage>`, `paper/tables`, …), persistent: DVC would
+- outs are the folders its jobs write (`results/<stage>`, `paper/tables`, `benchmarks/<stage>` of the
+  `benchmark:` files, …), persistent: DVC would
   otherwise delete them first and Snakemake would rebuild every job, not only the changed ones;
 - deps are the source files its jobs read (code closures, manifest, local benchmark files) plus the
   output folders of the stages it reads from; its rule file;
@@ -84,7 +85,7 @@ def build_stages(workflow: Any) -> dict[str, Any]:
     root_owner: dict[str, str] = {}  # output folder -> stage
     roots: dict[str, set[str]] = defaultdict(set)
     for stage, jobs in jobs_by_stage.items():
-        for path in (str(path) for job in jobs for path in job.output):
+        for path in (str(path) for job in jobs for path in [*job.output, *([job.benchmark] if job.benchmark else [])]):
             owner[path] = stage
             root = output_root(path)
             if root_owner.setdefault(root, stage) != stage:
@@ -115,8 +116,10 @@ def build_stages(workflow: Any) -> dict[str, Any]:
         )
         outs = []
         for root in sorted(roots[stage]):
-            # paper/ is in git (readers open it from a clone): DVC tracks it without caching.
-            settings = {"persist": True} if not root.startswith("paper/") else {"cache": False, "persist": True}
+            # paper/ is in git (readers open it from a clone) and benchmarks/ holds timings, which no rerun
+            # reproduces: DVC tracks both without caching.
+            uncached = root.startswith(("paper/", "benchmarks/"))
+            settings = {"cache": False, "persist": True} if uncached else {"persist": True}
             outs.append({root: settings})
         stages[stage] = {
             "cmd": "snakemake --cores all " + " ".join(targets),

@@ -1,6 +1,6 @@
 # Paper: every table (paper/tables/*.{md,tex}) and figure (paper/figures/*.png), rendered from the data and
 # metaeval CSVs: restyling one recomputes no statistic. Commands: `factlab paper …` (src/factlab/paper/);
-# LaTeX captions: src/factlab/paper/captions.py; report captions: workflow/report/*.rst.
+# Captions: src/factlab/paper/captions.py (workflow/report/*.rst are generated from it: python -m factlab.paper.captions).
 FRANK_SUBSETS = param("metaeval.frank.subsets")
 
 
@@ -9,7 +9,11 @@ rule tabulate_datasets:
         statistics=rules.dataset_statistics.output[0],
         code=code("paper", "datasets-table"),
     output:
-        md="paper/tables/datasets.md",
+        md=report(
+            "paper/tables/datasets.md",
+            caption="../report/datasets_table.rst",
+            category="data",
+        ),
         tex="paper/tables/datasets.tex",
     log:
         "logs/paper/tabulate_datasets.log",
@@ -25,7 +29,11 @@ rule tabulate_frank_baselines:
         correlations=rules.correlate_frank_baselines.output.all,
         code=code("paper", "frank-table"),
     output:
-        md="paper/tables/frank_baselines.md",
+        md=report(
+            "paper/tables/frank_baselines.md",
+            caption="../report/frank_baselines_table.rst",
+            category="frank_baselines",
+        ),
         tex="paper/tables/frank_baselines.tex",
     log:
         "logs/paper/tabulate_frank_baselines.log",
@@ -209,7 +217,11 @@ rule tabulate_training_mixture:
         report=rules.build_training_mixture.output.report,
         code=code("paper", "mixture-table"),
     output:
-        md="paper/tables/training_mixture.md",
+        md=report(
+            "paper/tables/training_mixture.md",
+            caption="../report/training_mixture_table.rst",
+            category="training",
+        ),
         tex="paper/tables/training_mixture.tex",
     log:
         "logs/paper/tabulate_training_mixture.log",
@@ -225,7 +237,11 @@ rule tabulate_true_detection:
         published=rules.evaluate_true_published.output.detection,
         code=code("paper", "true-detection-table"),
     output:
-        md="paper/tables/true_detection.md",
+        md=report(
+            "paper/tables/true_detection.md",
+            caption="../report/true_detection_table.rst",
+            category="factlab_scorers",
+        ),
         tex="paper/tables/true_detection.tex",
     log:
         "logs/paper/tabulate_true_detection.log",
@@ -241,7 +257,11 @@ rule tabulate_detection:
         auc=rules.evaluate_detection.output.auc,
         code=code("paper", "detection-table"),
     output:
-        md="paper/tables/detection.md",
+        md=report(
+            "paper/tables/detection.md",
+            caption="../report/detection_table.rst",
+            category="factlab_scorers",
+        ),
         tex="paper/tables/detection.tex",
     log:
         "logs/paper/tabulate_detection.log",
@@ -256,7 +276,11 @@ rule tabulate_frank_scorers:
         correlations=rules.correlate_frank_scorers.output.correlations,
         code=code("paper", "frank-scorers-table"),
     output:
-        md="paper/tables/frank_scorers.md",
+        md=report(
+            "paper/tables/frank_scorers.md",
+            caption="../report/frank_scorers_table.rst",
+            category="factlab_scorers",
+        ),
         tex="paper/tables/frank_scorers.tex",
     log:
         "logs/paper/tabulate_frank_scorers.log",
@@ -271,7 +295,11 @@ rule tabulate_localisation:
         tokens=rules.evaluate_localisation.output.tokens,
         code=code("paper", "localisation-table"),
     output:
-        md="paper/tables/localisation.md",
+        md=report(
+            "paper/tables/localisation.md",
+            caption="../report/localisation_table.rst",
+            category="localisation",
+        ),
         tex="paper/tables/localisation.tex",
     log:
         "logs/paper/tabulate_localisation.log",
@@ -286,7 +314,11 @@ rule tabulate_retrieval:
         report=rules.scale_retrieval.output.report,
         code=code("paper", "retrieval-table"),
     output:
-        md="paper/tables/scale_retrieval.md",
+        md=report(
+            "paper/tables/scale_retrieval.md",
+            caption="../report/retrieval_table.rst",
+            category="localisation",
+        ),
         tex="paper/tables/scale_retrieval.tex",
     log:
         "logs/paper/tabulate_retrieval.log",
@@ -294,6 +326,57 @@ rule tabulate_retrieval:
         CONDA_ENV
     shell:
         "factlab paper retrieval-table --report {input.report} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+# What the run cost: every job's `benchmark:` file (its wall and CPU time, peak memory). The list mirrors the
+# jobs the default target builds; tests/test_workflow_cost.py checks it adds no job to the DAG.
+COST_BENCHMARKS = [
+    *expand(rules.build_benchmark.benchmark, name=BENCHMARKS + TABLES),
+    *[
+        path
+        for rule in (
+            rules.preprocess_sentences,
+            rules.preprocess_chunks,
+            rules.preprocess_triples,
+            rules.preprocess_qas,
+        )
+        for path in expand(rule.benchmark, benchmark=PREPROCESS_BENCHMARKS)
+    ],
+    rules.train_qasem_parser.benchmark,
+    rules.build_training_mixture.benchmark,
+    rules.train_aligner.benchmark,
+    rules.tune_alignscore.benchmark,
+    rules.scale_retrieval.benchmark,
+    *([rules.fit_summac_conv.benchmark] if "summac_conv" in SCORERS else []),
+    *expand(
+        "benchmarks/score/{scorer}/{benchmark}.{shard}.tsv",
+        scorer=SCORERS,
+        benchmark=SCORE_BENCHMARKS,
+        shard=range(SCORE_SHARDS),
+    ),
+    rules.evaluate_qasem_parser.benchmark,
+]
+
+
+rule tabulate_pipeline_cost:
+    input:
+        benchmarks=COST_BENCHMARKS,
+        throughput=rules.benchmark_scoring_throughput.output[0],
+        code=code("paper", "pipeline-cost-table"),
+    output:
+        md=report(
+            "paper/tables/pipeline_cost.md",
+            caption="../report/pipeline_cost_table.rst",
+            category="pipeline",
+        ),
+        tex="paper/tables/pipeline_cost.tex",
+    log:
+        "logs/paper/tabulate_pipeline_cost.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper pipeline-cost-table --benchmarks {input.benchmarks} --throughput {input.throughput} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 # Every table and figure: rule `paper` builds them, write_paper_main puts each in paper/main.tex (a new
@@ -313,6 +396,7 @@ PAPER_PARTS = [
     rules.tabulate_true_detection.output,
     rules.tabulate_detection.output,
     rules.tabulate_retrieval.output,
+    rules.tabulate_pipeline_cost.output,
     *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
 ]

@@ -1,6 +1,32 @@
-"""Every LaTeX table caption of the paper, in one place (the report's captions: workflow/report/*.rst)."""
+"""Every caption of the paper and of the Snakemake report, in one place.
+
+The paper's tables carry their captions in their .tex (factlab.paper.tables, from the constants and functions
+below); its figures take theirs from FIGURES (paper/main.tex). `snakemake --report` reads reStructuredText
+captions from workflow/report/<stem>.rst: those files are generated from REPORT_CAPTIONS, which reuses the
+paper's wording (naming the params.yaml key where the paper names its value) and converts it with to_rst:
+
+    python -m factlab.paper.captions            # rewrite workflow/report/<stem>.rst for every stem
+    python -m factlab.paper.captions --check    # exit 1 naming the stale files (tests/test_paper_captions.py)
+"""
 
 from __future__ import annotations
+
+import argparse
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+
+def _texttt(text: str) -> str:
+    """Typewriter text (a key, a file, a column) in the captions' LaTeX flavour; to_rst makes it ``text``."""
+    return "\\texttt{" + text.replace("_", "\\_") + "}"
+
+
+def _param(key: str) -> str:
+    """The report's stand-in for a value the paper prints: the params.yaml key that sets it."""
+    return f"params.yaml {_texttt(key)}"
+
 
 DATASETS = (
     "Benchmarks and corpora built by factlab: rows, documents, systems, share of consistent outputs, "
@@ -42,52 +68,91 @@ LOCALISATION = (
 )
 
 
-def retrieval(settings: dict) -> str:
+def _retrieval(search: str) -> str:
     return (
         "SCALE's evidence retrieval on WiCE claims with annotated supporting sentences: binary search over source "
-        f"sentences ({settings['branches']} groups per step, group premise \\texttt{{{settings['group_premise']}}}) "
+        f"sentences ({search}) "
         "against a brute-force ranking of every sentence; recall@k of the best annotated set, hit@k (any "
         "supporting sentence found), and model calls per claim."
     )
 
 
-def true_published(ece_bins: int) -> str:
+def retrieval(settings: dict) -> str:
+    return _retrieval(f"{settings['branches']} groups per step, group premise \\texttt{{{settings['group_premise']}}}")
+
+
+def _true_published(ece: str) -> str:
     return (
         f"TRUE sets scored by the baselines whose outputs SCALE released: ROC AUC $\\times$ 100 (positive = "
-        f"consistent) and expected calibration error with {ece_bins} equal-width bins. ECE is undefined (--) "
+        f"consistent) and expected calibration error with {ece}. ECE is undefined (--) "
         "where a metric's scores leave [0, 1] on a set (SummaC-ZS lies in [-1, 1]; BERTScore is rescaled and "
         "leaves [0, 1] on every set but PAWS); a mean is given only where every set has a value. "
         "The 8-set mean leaves out FEVER, PAWS and VitaminC, as AlignScore's TRUE average does."
     )
 
 
-def frank_baselines(variant: str) -> str:
-    description = {
-        "frank": "FRANK's recipe: raw scores residualised on the system, p-values from plain Pearson/Spearman "
-        "tests on the residuals with n-2 df",
-        "ranked": "Spearman on ranks residualised on the system, p-values from t-tests with n-2-k df",
-    }[variant]
+def true_published(ece_bins: int) -> str:
+    return _true_published(f"{ece_bins} equal-width bins")
+
+
+# metaeval.frank.partial_variant: how the partial correlation is computed and tested.
+FRANK_VARIANTS = {
+    "frank": "FRANK's recipe: raw scores residualised on the system, p-values from plain Pearson/Spearman "
+    "tests on the residuals with n-2 df",
+    "ranked": "Spearman on ranks residualised on the system, p-values from t-tests with n-2-k df",
+}
+
+
+def _frank_baselines(variant: str) -> str:
     return (
         "Partial correlation of FRANK's baseline metrics with the human Factuality score, controlling for the "
-        f"summarisation system (variant \\texttt{{{variant}}}: {description}), on all FRANK summaries and on its "
+        f"summarisation system ({variant}), on all FRANK summaries and on its "
         "CNN/DM and XSum subsets; rebuilt from FRANK's released scores. * marks p < 0.05."
     )
 
 
-def qasem_parser(iou_threshold: float) -> str:
+def frank_baselines(variant: str) -> str:
+    return _frank_baselines(f"variant \\texttt{{{variant}}}: {FRANK_VARIANTS[variant]}")
+
+
+def _qasem_parser(iou: str) -> str:
     return (
         f"factlab's QASem parser (MiniLM, trained offline) on the held-out test sets, gold predicates: argument "
-        f"precision, recall and F1 at token IOU $\\geq$ {iou_threshold:g} (UA; LA: the question's role matches "
+        f"precision, recall and F1 at token IOU $\\geq$ {iou} (UA; LA: the question's role matches "
         f"too), predicate detection F1, and the published T5-small QASem parser's UA-F1."
     )
 
 
-def aligner_mixture(ngram: int) -> str:
+def qasem_parser(iou_threshold: float) -> str:
+    return _qasem_parser(f"{iou_threshold:g}")
+
+
+def _aligner_mixture(run: str) -> str:
     return (
         "The alignment model's training mixture per origin (real corpora; synthetic FactCC- and FactEdit-style "
         "errors made from the documents of the named corpus): pairs available, sampled, removed because they "
-        f"share a {ngram}-word run with any evaluated source or output, and the train / validation split "
+        f"share a {run} with any evaluated source or output, and the train / validation split "
         "(validation: whole documents)."
+    )
+
+
+def aligner_mixture(ngram: int) -> str:
+    return _aligner_mixture(f"{ngram}-word run")
+
+
+def _pipeline_cost(throughput: str) -> str:
+    return (
+        "What the run cost, from the Snakemake benchmark file of every job: per pipeline stage and rule, the jobs, "
+        "their summed wall and CPU seconds (summed over jobs, so above the run's wall time when jobs ran in "
+        "parallel), the longest job and the largest peak resident memory (MB). " + throughput
+    )
+
+
+def pipeline_cost(throughput: dict) -> str:
+    return _pipeline_cost(
+        f"Scoring engine: {throughput['engine_pairs_per_s']:.1f} pairs/s against {throughput['reference_pairs_per_s']:.1f} "
+        f"for AlignScore's reference loop on the same {throughput['pairs']} real pairs ({throughput['device']}, "
+        f"{throughput['precision']}; speedup {throughput['speedup']:.2f})."
     )
 
 
@@ -125,3 +190,300 @@ FIGURES = {
         "(above). Only metrics whose scores lie in [0, 1] are shown."
     ),
 }
+
+_IOU = f"the threshold set by {_param('qasem.evaluate.iou_threshold')}"
+
+# Metaeval outputs the paper does not show (results/metaeval/qasem_parser/*.csv): report captions only.
+QASEM_PARSER_SCORES = (
+    "factlab's own QASem parser (MiniLM encoder, predicate-conditioned B/I/O argument tagger, question-template "
+    "classifier; trained on QANom train and dev + QA-SRL GS dev) on the two held-out test sets, given the gold "
+    "predicates. Unlabelled argument detection (UA): a predicted answer span matches a gold argument of the same "
+    f"predicate when their token IOU is $\\geq$ {_IOU}, one-to-one per predicate; precision, recall and F1 are "
+    f"fractions (0-1), not percentages. {_texttt('labeled_f1')} (LA) also requires the question's semantic role "
+    "(He et al. 2015: R0/R1/R2[prep] from wh-word, slots and voice, or the adjunct wh-word) to match. "
+    f"{_texttt('n_gold')} and {_texttt('n_pred')} count distinct argument spans. The original QASem parser "
+    "(T5-small) reports UA-F1 68.6 (QA-SRL GS) and 59.2 (QANom)."
+)
+
+QASEM_PARSER_COVERAGE = (
+    "Coverage of the QASemConsistency gold QAs by factlab's QASem parser, per task: the parser runs on each "
+    "response sentence with its own predicate detection and the rule-based copular QAs; a gold QA is covered when "
+    "the parser produced, for the same predicate token, an answer span matched to the gold answer at token IOU "
+    f"$\\geq$ {_IOU} (the same one-to-one matching as the parser scores). {_texttt('predicate_recall')} is the "
+    "share of gold predicates the parser found."
+)
+
+
+def _report(caption: str, note: str = "") -> str:
+    """A report caption: the paper's wording, then (a paragraph of its own) what only the report says."""
+    return f"{caption}\n\n{note}" if note else caption
+
+
+_FRANK_VARIANT_CHOICES = "; ".join(f"{_texttt(name)}: {text}" for name, text in FRANK_VARIANTS.items())
+_METAEVAL = "results/metaeval"
+
+# Snakemake report captions by stem (workflow/report/<stem>.rst, `report(..., caption="../report/<stem>.rst")`),
+# in the captions' LaTeX flavour; each file is to_rst of its entry. Paper tables: `<name>_table` captions
+# paper/tables/<name>.md; figures: `<stem>` captions paper/figures/<stem>.png.
+REPORT_CAPTIONS: dict[str, str] = {
+    "datasets_table": DATASETS,
+    "training_mixture_table": _aligner_mixture(f"run of n words (n: {_param('aligner.mixture.leakage_ngram')})"),
+    "true_detection_table": TRUE_DETECTION,
+    "detection_table": DETECTION,
+    "retrieval_table": _retrieval(
+        f"groups per step: {_param('score.scale.retrieval.branches')}; "
+        f"group premise: {_param('score.scale.retrieval.group_premise')}"
+    ),
+    "frank_scorers_table": FRANK_SCORERS,
+    "localisation_table": LOCALISATION,
+    "pipeline_cost_table": _pipeline_cost(
+        f"The scoring engine's pairs per second against AlignScore's reference loop: "
+        f"{_texttt('results/benchmarks/scoring_throughput.json')}."
+    ),
+    "frank_baselines_table": _frank_baselines(
+        f"the variant set by {_param('metaeval.frank.partial_variant')}; {_FRANK_VARIANT_CHOICES}"
+    ),
+    "true_published_table": _report(
+        _true_published(f"equal-width bins (how many: {_param('metaeval.ece_bins')})"),
+        f"Per-set values: {_texttt(f'{_METAEVAL}/true_published/detection.csv')}; comparison with the published "
+        f"AUCs: {_texttt('published_comparison.csv')} beside it.",
+    ),
+    "qasem_consistency_table": QASEM_CONSISTENCY,
+    "agreement_table": _report(
+        AGREEMENT,
+        "XSumFaith here is the canonical benchmark: pairs without a recoverable article are not in it (see "
+        f"{_texttt('results/data/reports/xsumfaith.json')}).",
+    ),
+    "qasem_parser_table": _report(
+        _qasem_parser(_IOU),
+        "Test sets: QA-SRL GS (verbal predicates) and QANom (event nouns); predicate detection is verbal on GS and "
+        "nominal on QANom's candidate nouns; the published parser is Klein et al. (2022). Fractions (0-1).",
+    ),
+    "qasem_parser_scores": QASEM_PARSER_SCORES,
+    "qasem_parser_coverage": QASEM_PARSER_COVERAGE,
+    "frank_williams": _report(
+        FIGURES["frank_williams"],
+        "Williams (1959) test as in Graham and Baldwin (2014), on FRANK's residualised scores (its mm-correlation "
+        f"mode), on the summaries where both metrics have a score. p-value: the variant set by "
+        f"{_param('metaeval.frank.williams_variant')} (FRANK's paper uses the one-sided p, half the two-sided one).",
+    ),
+    "frank_metric_matrix": _report(
+        FIGURES["frank_metric_matrix"],
+        "Metrics are ordered by their all-data partial correlation with human Factuality.",
+    ),
+    "frank_ablation": _report(
+        FIGURES["frank_ablation"],
+        f"The categories are FRANK's {_texttt('Flip_')} columns. Partial-correlation variant: "
+        f"{_param('metaeval.frank.partial_variant')} (column {_texttt('variant')} of {_texttt('ablation.csv')}).",
+    ),
+    "screeneval_chunk_size": _report(
+        FIGURES["screeneval_chunk_size"],
+        f"SCALE's files: {_texttt('scale_large_<size>_results.json')} ({_texttt('experiments/chunk_size')}). The "
+        f"AUCs equal those SCALE's {_texttt('chunk_size_graph.ipynb')} printed "
+        f"({_texttt(f'{_METAEVAL}/screeneval_published/published_comparison.csv')}).",
+    ),
+    "screeneval_reliability": _report(
+        FIGURES["screeneval_reliability"],
+        f"Bins: {_param('metaeval.reliability_plot_bins')}. Table: "
+        f"{_texttt(f'{_METAEVAL}/screeneval_published/reliability.csv')}.",
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------------------- to_rst
+
+_MATH_SYMBOLS = {
+    "times": "×",
+    "cdot": "·",
+    "pm": "±",
+    "geq": "≥",
+    "ge": "≥",
+    "leq": "≤",
+    "le": "≤",
+    "neq": "≠",
+    "approx": "≈",
+    "sim": "~",
+    "infty": "∞",
+    "to": "→",
+    "rightarrow": "→",
+    "ldots": "…",
+    "dots": "…",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "Delta": "Δ",
+    "epsilon": "ε",
+    "kappa": "κ",
+    "lambda": "λ",
+    "mu": "μ",
+    "rho": "ρ",
+    "sigma": "σ",
+    "tau": "τ",
+    "chi": "χ",
+}
+_SUBSCRIPT = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
+_SUPERSCRIPT = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
+_TEXT_ESCAPES = {"%": "%", "_": "_", "&": "&", "#": "#", "$": "$", "{": "{", "}": "}", " ": " ", ",": " "}
+_MARKUP = {"texttt": "``", "emph": "*", "textit": "*", "textbf": "**"}
+# A LaTeX caption as pieces: math, a command with a (brace-free) argument, an escaped character, a command.
+_TOKEN = re.compile(
+    r"(?<!\\)\$(?P<math>.+?)(?<!\\)\$"
+    r"|\\(?P<command>[A-Za-z]+)\{(?P<argument>[^{}]*)\}"
+    r"|\\(?P<escaped>[%_&#${} ,])"
+    r"|\\(?P<symbol>[A-Za-z]+)"
+)
+
+
+def _script(body: str, table: dict[int, str], mark: str) -> str:
+    body = body.strip()
+    converted = body.translate(table)
+    if all(char not in converted for char in body if char.isalnum()) or body == "":
+        return converted
+    return mark + body  # no Unicode form for letters: r_{ij} -> r_ij
+
+
+def _math(content: str) -> str:
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _MATH_SYMBOLS.get(m.group(1), m.group(1)), content)
+    text = re.sub(r"\\[,;: !]", " ", text)
+    text = re.sub(r"_\{([^{}]*)\}|_(\S)", lambda m: _script(m.group(1) or m.group(2), _SUBSCRIPT, "_"), text)
+    text = re.sub(r"\^\{([^{}]*)\}|\^(\S)", lambda m: _script(m.group(1) or m.group(2), _SUPERSCRIPT, "^"), text)
+    return text.replace("{", "").replace("}", "")
+
+
+def _escape_rst(text: str) -> str:
+    """Plain text as reStructuredText that shows it as is: no emphasis, literal, reference or substitution."""
+    text = text.replace("\\", "\\\\")
+    text = re.sub(r"([*`|])", r"\\\1", text)
+    return re.sub(r"_(?=\W|$)", r"\\_", text)  # word_ would be a hyperlink reference
+
+
+def _plain(text: str) -> str:
+    """LaTeX text-mode conventions outside commands: ~ is a space, ``quotes'' are typographic."""
+    return text.replace("~", " ").replace("``", "“").replace("''", "”")
+
+
+def _join(pieces: list[tuple[str, str]]) -> str:
+    """Concatenate (kind, text) pieces: "text" (plain, escaped here, run by run), "rst" (converted already) and
+    "markup" (inline markup, set apart by an escaped space from a neighbouring letter or digit: reStructuredText
+    only recognises markup between spaces or punctuation)."""
+    merged: list[tuple[str, str]] = []
+    for kind, text in pieces:
+        if kind == "text" and merged and merged[-1][0] == "text":
+            merged[-1] = ("text", merged[-1][1] + text)
+        elif text:
+            merged.append((kind, text))
+    out = ""
+    for index, (kind, text) in enumerate(merged):
+        text = _escape_rst(text) if kind == "text" else text
+        if kind == "markup" and out[-1:].isalnum():
+            out += "\\ "
+        out += text
+        following = merged[index + 1][1] if index + 1 < len(merged) else ""
+        if kind == "markup" and following[:1].isalnum():
+            out += "\\ "
+    return out
+
+
+def _paragraph_to_rst(latex: str) -> str:
+    pieces: list[tuple[str, str]] = []
+    position = 0
+    for match in _TOKEN.finditer(latex):
+        pieces.append(("text", _plain(latex[position : match.start()])))
+        position = match.end()
+        if match.group("math") is not None:
+            pieces.append(("text", _math(match.group("math"))))
+        elif match.group("command") is not None:
+            command, argument = match.group("command"), match.group("argument")
+            marker = _MARKUP.get(command)
+            if marker == "``":
+                pieces.append(("markup", "``" + re.sub(r"\\(.)", r"\1", argument) + "``"))
+            elif marker is not None:
+                pieces.append(("markup", f"{marker}{_paragraph_to_rst(argument)}{marker}"))
+            else:  # any other command: its argument as text
+                pieces.append(("rst", _paragraph_to_rst(argument)))
+        elif match.group("escaped") is not None:
+            pieces.append(("text", _TEXT_ESCAPES[match.group("escaped")]))
+        else:
+            symbol = match.group("symbol")
+            pieces.append(("text", _MATH_SYMBOLS.get(symbol, symbol)))
+    pieces.append(("text", _plain(latex[position:])))
+    return _join(pieces)
+
+
+def to_rst(latex_caption: str) -> str:
+    """A caption in the captions' LaTeX flavour as reStructuredText: symbols and $math$ as Unicode (×, κ, ≥,
+    r₂₃), escapes (\\%, \\_) as their characters, \\texttt as ``literal``, \\emph/\\textit as *emphasis*,
+    \\textbf as **strong**; characters reStructuredText would read as markup are escaped. Blank lines separate
+    paragraphs; whitespace inside a paragraph becomes single spaces."""
+    paragraphs = [" ".join(part.split()) for part in re.split(r"\n\s*\n", latex_caption.strip())]
+    return "\n\n".join(_paragraph_to_rst(paragraph) for paragraph in paragraphs if paragraph)
+
+
+# ---------------------------------------------------------------------------------------------- report files
+
+REPORT_DIR = Path("workflow/report")
+WIDTH = 110
+
+
+def report_rst(stem: str) -> str:
+    """The text of workflow/report/<stem>.rst: to_rst of REPORT_CAPTIONS[stem], wrapped at WIDTH columns."""
+    paragraphs = to_rst(REPORT_CAPTIONS[stem]).split("\n\n")
+    wrapped = (textwrap.fill(paragraph, width=WIDTH, break_long_words=False, break_on_hyphens=False) for paragraph in paragraphs)
+    return "\n\n".join(wrapped) + "\n"
+
+
+def report_files() -> dict[str, str]:
+    """File name (<stem>.rst) -> text, for every stem of REPORT_CAPTIONS."""
+    return {f"{stem}.rst": report_rst(stem) for stem in REPORT_CAPTIONS}
+
+
+def stale_files(report_dir: Path = REPORT_DIR) -> list[Path]:
+    """The .rst files of report_dir that differ from what REPORT_CAPTIONS generates, are missing, or have no
+    stem in REPORT_CAPTIONS (a caption written by hand)."""
+    expected = report_files()
+    stale = [
+        report_dir / name
+        for name, text in expected.items()
+        if not (report_dir / name).is_file() or (report_dir / name).read_text() != text
+    ]
+    stale += [path for path in sorted(report_dir.glob("*.rst")) if path.name not in expected]
+    return sorted(stale)
+
+
+def write_report_files(report_dir: Path = REPORT_DIR) -> list[Path]:
+    """(Re)write report_dir/<stem>.rst for every stem; returns the files whose text changed."""
+    report_dir.mkdir(parents=True, exist_ok=True)
+    changed = []
+    for name, text in report_files().items():
+        path = report_dir / name
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+            changed.append(path)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Generate the Snakemake report captions (workflow/report/*.rst).")
+    parser.add_argument("--dir", type=Path, default=REPORT_DIR, help=f"where the .rst files live (default: {REPORT_DIR})")
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 naming the stale files")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_files(args.dir)
+        for path in stale:
+            if path.stem not in REPORT_CAPTIONS:
+                reason = "has no stem in REPORT_CAPTIONS (add one or remove the file)"
+            else:
+                reason = "is stale" if path.exists() else "is missing"
+            print(f"{path} {reason}: run `python -m factlab.paper.captions`", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_report_files(args.dir):
+        print(f"wrote {path}")
+    for path in sorted(args.dir.glob("*.rst")):
+        if path.stem not in REPORT_CAPTIONS:
+            print(f"{path} has no stem in REPORT_CAPTIONS: add one or remove the file", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

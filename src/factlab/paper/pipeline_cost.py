@@ -1,0 +1,96 @@
+"""`factlab paper pipeline-cost-table`: what the run cost, from Snakemake's `benchmark:` files.
+
+Each job with a `benchmark:` directive writes `benchmarks/<stage>/<rule>[/<wildcards>].tsv`: one row
+with its wall time (`s`), CPU time (`cpu_time`) and peak resident memory (`max_rss`, MB). The table
+has one row per (stage, rule): jobs, summed wall and CPU time, the longest job and the largest peak
+memory; then one row per stage and the total. The caption adds the engine's scoring throughput
+(results/benchmarks/scoring_throughput.json). Job times are summed, so with parallel jobs they exceed the run's wall
+time. Nothing is measured here: the numbers are the run's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from factlab.errors import DataError
+from factlab.paper import captions
+from factlab.paper.tables import write_tables
+
+BENCHMARK_ROOT = "benchmarks"
+BENCHMARK_COLUMNS = ("s", "max_rss", "cpu_time")
+
+
+def read_benchmark(path: str | Path) -> dict[str, Any]:
+    """One job's row: its stage and rule (from the path), wall seconds, CPU seconds, peak RSS in MB."""
+    parts = Path(path).parts
+    if BENCHMARK_ROOT not in parts or len(parts) - parts.index(BENCHMARK_ROOT) < 3:
+        raise DataError(f"a benchmark file lies at {BENCHMARK_ROOT}/<stage>/<rule>…; got {path}", file=path)
+    stage, rule = parts[parts.index(BENCHMARK_ROOT) + 1 : parts.index(BENCHMARK_ROOT) + 3]
+    table = pd.read_csv(path, sep="\t")
+    missing = [column for column in BENCHMARK_COLUMNS if column not in table.columns]
+    if missing or len(table) != 1:
+        raise DataError(
+            f"a Snakemake benchmark file has one row with columns {BENCHMARK_COLUMNS}",
+            file=path,
+            field=missing[0] if missing else None,
+        )
+    row = table.iloc[0]
+    # Snakemake writes "-" where it could not measure (e.g. a job too short to be sampled).
+    number = lambda column: pd.to_numeric(row[column], errors="coerce")  # noqa: E731
+    return {
+        "stage": stage,
+        "rule": Path(rule).stem,
+        "job": str(path),
+        "wall_s": number("s"),
+        "cpu_s": number("cpu_time"),
+        "max_rss_mb": number("max_rss"),
+    }
+
+
+def cost_frame(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Per (stage, rule), then per stage: jobs, summed wall/CPU seconds, longest job, largest peak memory."""
+
+    def summarise(group: pd.DataFrame) -> pd.Series:
+        return pd.Series(
+            {
+                "jobs": len(group),
+                "wall s (sum)": group["wall_s"].sum(),
+                "CPU s (sum)": group["cpu_s"].sum(),
+                "longest job s": group["wall_s"].max(),
+                "peak RSS MB": group["max_rss_mb"].max(),
+            }
+        )
+
+    by_rule = jobs.groupby(["stage", "rule"], sort=True).apply(summarise, include_groups=False).reset_index()
+    by_stage = jobs.groupby("stage", sort=True).apply(summarise, include_groups=False).reset_index().assign(rule="(stage)")
+    total = summarise(jobs).to_frame().T.assign(stage="(all)", rule="(all)")
+    frame = pd.concat([by_rule, by_stage, total], ignore_index=True)
+    frame["jobs"] = frame["jobs"].astype(int)
+    return frame[["stage", "rule", "jobs", "wall s (sum)", "CPU s (sum)", "longest job s", "peak RSS MB"]]
+
+
+def pipeline_cost(benchmarks: Sequence[str | Path]) -> pd.DataFrame:
+    if not benchmarks:
+        raise DataError("no benchmark file given: the pipeline-cost table needs the run's benchmarks/ files")
+    return cost_frame(pd.DataFrame([read_benchmark(path) for path in benchmarks]))
+
+
+def run_pipeline_cost_table(args: argparse.Namespace) -> None:
+    frame = pipeline_cost(args.benchmarks)
+    throughput = json.loads(Path(args.throughput).read_text(encoding="utf-8"))
+    write_tables(frame, args.out_md, args.out_tex, captions.pipeline_cost(throughput), "tab:pipeline-cost")
+
+
+def register(commands: Any) -> None:
+    command = commands.add_parser("pipeline-cost-table", help="per stage and rule: jobs, time, peak memory (benchmark: files)")
+    command.add_argument("--benchmarks", nargs="+", required=True, help="benchmarks/<stage>/<rule>….tsv")
+    command.add_argument("--throughput", required=True, help="results/benchmarks/scoring_throughput.json")
+    command.add_argument("--out-md", required=True)
+    command.add_argument("--out-tex", required=True)
+    command.set_defaults(func=run_pipeline_cost_table)

@@ -1,0 +1,76 @@
+"""The pipeline-cost table (factlab.paper.pipeline_cost) from real Snakemake `benchmark:` files, and the
+rule's inputs: every benchmarked job of the default DAG, and no job that only the table would need."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from factlab.errors import DataError
+from factlab.paper.pipeline_cost import pipeline_cost, read_benchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "benchmarks"  # copied from a run of the default DAG on this machine
+FILES = sorted(str(path) for path in FIXTURES.rglob("*.tsv"))
+
+
+def test_one_job_is_read_with_its_stage_and_rule():
+    job = read_benchmark(FIXTURES / "train" / "train_aligner.tsv")
+    # The file's own row: s 3358.34, max_rss 7176.20, cpu_time 4757.06.
+    assert (job["stage"], job["rule"]) == ("train", "train_aligner")
+    assert (job["wall_s"], job["max_rss_mb"], job["cpu_s"]) == (3358.34, 7176.20, 4757.06)
+
+
+def test_rules_and_stages_are_summed_by_hand():
+    frame = pipeline_cost(FILES).set_index(["stage", "rule"])
+    # alignscore: frank.0 2514.67 s (cpu 1108.67, rss 2100.04) + true_begin.0 19.22 s (cpu 15.54, rss 1172.71)
+    alignscore = frame.loc[("score", "alignscore")]
+    assert alignscore["jobs"] == 2
+    assert alignscore["wall s (sum)"] == pytest.approx(2514.67 + 19.22)
+    assert alignscore["CPU s (sum)"] == pytest.approx(1108.67 + 15.54)
+    assert alignscore["longest job s"] == pytest.approx(2514.67)
+    assert alignscore["peak RSS MB"] == pytest.approx(2100.04)
+    score = frame.loc[("score", "(stage)")]
+    summac = frame.loc[("score", "summac_zs")]
+    assert score["jobs"] == 3
+    assert score["wall s (sum)"] == pytest.approx(2514.67 + 19.22 + summac["wall s (sum)"])
+    total = frame.loc[("(all)", "(all)")]
+    assert total["jobs"] == 4
+    assert total["peak RSS MB"] == pytest.approx(7176.20)  # train_aligner's
+
+
+def test_a_file_outside_benchmarks_or_without_its_columns_is_a_one_line_error(tmp_path):
+    with pytest.raises(DataError, match="benchmarks/<stage>/<rule>"):
+        read_benchmark(tmp_path / "x.tsv")
+    bad = tmp_path / "benchmarks" / "score" / "rule.tsv"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("s\th:m:s\n1.0\t0:00:01\n")
+    with pytest.raises(DataError, match="field 'max_rss'"):
+        read_benchmark(bad)
+    with pytest.raises(DataError, match="no benchmark file"):
+        pipeline_cost([])
+
+
+@pytest.fixture(scope="module")
+def dag():
+    from factlab.dvcyaml import load_workflow
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return load_workflow(ROOT / "Snakefile").dag
+    finally:
+        os.chdir(cwd)
+
+
+def test_the_table_reads_every_benchmarked_job_and_adds_none(dag):
+    (cost,) = [job for job in dag.jobs if job.rule.name == "tabulate_pipeline_cost"]
+    benchmarked = {str(job.benchmark): job for job in dag.jobs if job.benchmark}
+    read = {str(path) for path in cost.input if str(path).startswith("benchmarks/")}
+    assert read == set(benchmarked), "COST_BENCHMARKS (workflow/rules/paper.smk) differs from the DAG's benchmark: files"
+    # Every job whose benchmark the table reads is also needed by another job: the table adds no work.
+    for path in read:
+        consumers = {job.rule.name for job in dag.depending[benchmarked[path]]}
+        assert consumers - {"tabulate_pipeline_cost"}, f"{path}: only the cost table needs its job"
