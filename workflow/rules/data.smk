@@ -12,8 +12,6 @@ rule build_benchmark:
         report="results/data/reports/{name}.json",
     log:
         "logs/data/{name}.log",
-    benchmark:
-        "benchmarks/data/build_benchmark/{name}.tsv"
     conda:
         CONDA_ENV
     params:
