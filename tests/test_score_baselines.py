@@ -103,7 +103,9 @@ def test_settings_are_validated() -> None:
     with pytest.raises(ConfigError, match="measure"):
         RougeSettings(measure="f1")
     with pytest.raises(ConfigError, match="num_layers"):
-        BertScoreSettings(num_layers=7)
+        BertScoreSettings(num_layers=0)
+    with pytest.raises(ConfigError, match="num_layers is 7 but minilm has 6 layers"):
+        load_bertscore(BertScoreSettings(num_layers=7), "cpu")  # checked against the encoder's config
     with pytest.raises(ConfigError, match="long_source"):
         BertScoreSettings(long_source="drop")
     with pytest.raises(ConfigError, match="max_length"):

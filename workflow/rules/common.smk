@@ -102,6 +102,7 @@ ALIGNER_MODEL = {
 
 # SummaC-Conv's histogram head: fitted by score.smk (fit_summac_conv) on the NLI matrices of score.summac_zs's backbone.
 SUMMAC_CONV_HEAD = "results/score/summac_conv_head/head.safetensors"
+MPNET_DIR = "results/models/all-mpnet-base-v2"
 
 
 def aligner_model_argument(input, configured):
@@ -151,7 +152,8 @@ def tuning_files(pattern):
 
 
 def baseline_inputs(wildcards):
-    """A baseline's inputs: the benchmark, its sentences, the code it runs, and triples for openie_triples."""
+    """A baseline's inputs: the benchmark, its sentences, the code it runs, triples for openie_triples, and the
+    unpacked MPNet for bertscore_precision on it."""
     inputs = {
         "data": f"results/data/{wildcards.benchmark}.parquet",
         "sentences": f"results/preprocess/{wildcards.benchmark}/sentences.parquet",
@@ -159,6 +161,8 @@ def baseline_inputs(wildcards):
     }
     if wildcards.scorer == "openie_triples":
         inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
+    if wildcards.scorer == "bertscore_precision" and BERTSCORE_ON_MPNET:
+        inputs["encoder"] = MPNET_DIR
     return inputs
 
 

@@ -388,6 +388,7 @@ BASELINE_SCORERS = [
     "bertscore_precision",
     "openie_triples",
 ]
+BERTSCORE_ON_MPNET = param("score.bertscore_precision.model") == "mpnet"
 BASELINE_SETTINGS = {
     scorer: json.dumps(param(f"score.{scorer}"), sort_keys=True)
     for scorer in BASELINE_SCORERS
@@ -418,12 +419,15 @@ rule score_baseline:
         triples=lambda wildcards, input: (
             f"--triples {input.triples}" if "triples" in input.keys() else ""
         ),
+        encoder=lambda wildcards, input: (
+            f"--encoder {input.encoder}" if "encoder" in input.keys() else ""
+        ),
         max_examples=PREPROCESS_MAX_EXAMPLES,
         shards=SCORE_SHARDS,
         device=param("score.device"),
     shell:
         "factlab score {params.command} --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} {params.triples} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} {params.triples} {params.encoder} "
         "--settings {params.settings:q} --threads {threads} --device {params.device} "
         "--out {output.scores} --report {output.report} > {log} 2>&1"
 

