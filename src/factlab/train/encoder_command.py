@@ -6,7 +6,7 @@ import argparse
 import logging
 from typing import Any
 
-from factlab.runtime import unpack_mpnet
+from factlab.models.mpnet import unpack_mpnet
 
 LOG = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from factlab.errors import ConfigError, FactlabError
+from factlab.models.mpnet import mpnet_part_files, unpack_mpnet
 from factlab.preprocess.benchmark import sentence_units
-from factlab.runtime import mpnet_part_files, unpack_mpnet
 from factlab.score.baselines import BertScoreSettings, bertscore_encoder, load_bertscore, score_bertscore_precision
 
 ROOT = Path(__file__).resolve().parents[1]
