@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import torch
+from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import FactlabError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
 from factlab.models.engine import EngineSettings
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
@@ -44,9 +43,7 @@ def test_shards_partition_the_examples_and_keep_documents_together(examples: pd.
 
 
 def test_merged_shards_equal_the_unsharded_scores(examples: pd.DataFrame) -> None:
-    torch.manual_seed(4)
-    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
-    scorer = AlignerScorer(network, tokenizer, device="cpu")
+    scorer = tiny_aligner(4)
     sentences, _ = sentence_units(examples, "fixture")
     settings, engine = AlignScoreSettings(words_per_chunk=80), EngineSettings(progress=False)
     whole, whole_counts = score_benchmark(examples, sentences, scorer, settings, engine)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, DataError
@@ -31,9 +32,7 @@ DOUG = "factscore/Doug Sheehan/InstructGPT"
 
 @pytest.fixture(scope="module")
 def scorer() -> AlignerScorer:
-    torch.manual_seed(5)
-    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
-    return AlignerScorer(network, tokenizer, device="cpu")
+    return tiny_aligner(5)
 
 
 @pytest.fixture(scope="module")

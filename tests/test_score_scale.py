@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import torch
+from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, DataError, FactlabError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, save_aligner
+from factlab.models.aligner import AlignerScorer, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.scale import (
@@ -48,9 +48,7 @@ def settings(**changes: object) -> ScaleSettings:
 
 @pytest.fixture(scope="module")
 def scorer() -> AlignerScorer:
-    torch.manual_seed(5)
-    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
-    return AlignerScorer(network, tokenizer, device="cpu")
+    return tiny_aligner(5)
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import torch
+from tiny_aligner import tiny_aligner
 
 from factlab.errors import ConfigError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
+from factlab.models.aligner import AlignerScorer
 from factlab.models.engine import EngineSettings, reference_distributions
 from factlab.preprocess.benchmark import sentence_units
 from factlab.preprocess.sentences import Sentence
@@ -22,9 +22,7 @@ ENGINE = EngineSettings(progress=False)
 
 @pytest.fixture(scope="module")
 def scorer() -> AlignerScorer:
-    torch.manual_seed(3)
-    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
-    return AlignerScorer(network, tokenizer, device="cpu")
+    return tiny_aligner(3)
 
 
 def frame(sources: list[str], outputs: list[str]) -> pd.DataFrame:

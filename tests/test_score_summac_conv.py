@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 import torch
 from safetensors.torch import save_file
+from tiny_aligner import tiny_aligner
 
 from factlab.errors import ConfigError, FactlabError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
+from factlab.models.aligner import AlignerScorer
 from factlab.models.engine import EngineSettings, reference_distributions
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.summac_conv import (
@@ -67,9 +68,7 @@ def test_training_is_deterministic_for_a_seed() -> None:
 
 @pytest.fixture(scope="module")
 def scorer() -> AlignerScorer:
-    torch.manual_seed(3)
-    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
-    return AlignerScorer(network, tokenizer, device="cpu")
+    return tiny_aligner(3)
 
 
 def test_scores_equal_the_head_on_a_brute_force_matrix(tmp_path: Path, scorer: AlignerScorer) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from scipy.stats import mannwhitneyu
+from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, FactlabError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
+from factlab.models.aligner import AlignerScorer
 from factlab.models.engine import EngineSettings
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
@@ -43,9 +43,7 @@ def validation() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.fixture(scope="module")
 def scorer() -> AlignerScorer:
-    torch.manual_seed(5)
-    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
-    return AlignerScorer(network, tokenizer, device="cpu")
+    return tiny_aligner(5)
 
 
 def test_sweep_auc_is_the_mann_whitney_statistic_of_each_cell(validation, scorer) -> None:
