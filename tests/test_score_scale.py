@@ -260,7 +260,7 @@ def test_windowed_groups_cost_one_call_per_window(wice: pd.DataFrame, scorer: Al
     """`windows`: a group's score is the max over its windows, each window a call."""
     claims, _ = read_claims(wice, "wice.jsonl", from_mapping(RetrievalSettings, RETRIEVAL, "r"))
     task = claims[1].task  # the beetle page, 15 sentences
-    premises = window_premises(scorer.tokenizer, settings(chunk_size=64))
+    premises = window_premises(scorer, settings(chunk_size=64))
     windows = premises(task.text(0, 7), task.hypothesis)
     assert len(windows) > 1 and all(w in task.source for w in windows)
     pairs_seen: list[tuple[str, str]] = []

@@ -14,8 +14,9 @@ A trained aligner is a folder: `model.safetensors` (encoder + heads), `aligner.j
 config and the training settings) and `encoder/` (the encoder's config and tokenizer), so that
 loading it needs neither the hub nor the packaged weights.
 
-`HubNLIScorer` is the other `PairScorer`: any hub or local sequence classifier trained for NLI
-(e.g. a DeBERTa-MNLI checkpoint) whose entailment label is declared; support = P(entailment).
+`HubNLIScorer` is the other `PairScorer` here: any hub or local sequence classifier trained for NLI
+(e.g. a DeBERTa-MNLI checkpoint) whose entailment label is declared; support = P(entailment). A
+seq2seq model is a third (`factlab.models.yesno`: SCALE's yes/no prompt, support = P("Yes")).
 
 Both are also `DistributionScorer`s: `probabilities` gives the whole 3-way distribution in the order
 `DISTRIBUTION_CLASSES` (entail, neutral, contradict), what SummaC reads (it subtracts the largest
@@ -318,12 +319,18 @@ def nli_distribution(probs: torch.Tensor, entailment_index: int, contradiction_i
 
 def load_pair_scorer(
     model: str, *, device: str = "auto", entailment_label: str = "entailment", contradiction_label: str = "contradiction"
-) -> DistributionScorer:
-    """`model`: a trained aligner folder (has aligner.json), else a hub id / folder of an NLI classifier.
+) -> PairScorer:
+    """`model`: a trained aligner folder (has aligner.json), else a hub id / folder of an NLI classifier
+    or of a seq2seq model (encoder-decoder config: asked SCALE's yes/no question, factlab.models.yesno).
 
-    Both kinds are `DistributionScorer`s (so also `PairScorer`s); `contradiction_label` only
-    matters for a classifier's 3-way distribution.
+    The aligner and a classifier are `DistributionScorer`s; `contradiction_label` only matters for a
+    classifier's 3-way distribution. A yes/no model gives support only (the engine says so when a
+    method asks it for distributions).
     """
     if (Path(model) / CONFIG_FILE).is_file():
         return AlignerScorer.load(model, device=device)
+    from factlab.models.yesno import HubYesNoScorer, is_seq2seq
+
+    if is_seq2seq(model):
+        return HubYesNoScorer(model, device=device)
     return HubNLIScorer(model, entailment_label, device=device, contradiction_label=contradiction_label)

@@ -7,8 +7,9 @@ through the same loop (`_score`), so both get everything below. The engine
 - deduplicates them (a chunk scored against the same sentence twice is scored once), and skips
   pairs already in the `PairCache` of the same model identity;
 - tokenises each distinct premise and hypothesis once, and builds `[CLS] premise [SEP] hypothesis
-  [SEP]` (the tokenizer's own special tokens) cutting the premise, then if need be the hypothesis,
-  to `max_length`: every cut is counted and flagged per pair, never silent;
+  [SEP]` (the tokenizer's own special tokens, or the scorer's own `template`: a yes/no model's
+  prompt) cutting the premise, then if need be the hypothesis, to `max_length`: every cut is
+  counted and flagged per pair, never silent;
 - sorts by length and packs batches under a token budget (batch rows x longest row), so padding
   is at most the length spread inside a batch, not everything to 512;
 - runs under `torch.inference_mode`, bf16 autocast on CUDA when asked (fp32 on CPU).
@@ -169,6 +170,10 @@ class PairTemplate:
     suffix: list[int]
     type_a: int  # token type of the prefix, premise and middle
     type_b: int  # token type of the hypothesis and suffix
+    hypothesis_format: str = "{hypothesis}"  # the text tokenised as the hypothesis (a prompt around it: factlab.models.yesno)
+
+    def hypothesis_text(self, hypothesis: str) -> str:
+        return self.hypothesis_format.format(hypothesis=hypothesis)
 
     def build(self, premise_ids: list[int], hypothesis_ids: list[int]) -> tuple[list[int], list[int]]:
         ids = self.prefix + premise_ids + self.middle + hypothesis_ids + self.suffix
@@ -189,13 +194,22 @@ def pair_template(tokenizer: Any) -> PairTemplate:
     return PairTemplate(ids[:a], ids[a + 1 : b], ids[b + 1 :], types[a], types[b])
 
 
-def encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int) -> list[EncodedPair]:
-    """Token ids of each pair with the tokenizer's special tokens; premise cut first, then hypothesis."""
+def scorer_template(scorer: PairScorer) -> PairTemplate:
+    """The scorer's own template where it has one (a prompt: factlab.models.yesno), else its tokenizer's pair template."""
+    template = getattr(scorer, "template", None)
+    return template if isinstance(template, PairTemplate) else pair_template(scorer.tokenizer)
+
+
+def encode_pairs(
+    tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int, template: PairTemplate | None = None
+) -> list[EncodedPair]:
+    """Token ids of each pair inside `template` (default: the tokenizer's special tokens); premise cut first, then hypothesis."""
+    template = template or pair_template(tokenizer)
     premises = sorted({premise for premise, _ in pairs})
     hypotheses = sorted({hypothesis for _, hypothesis in pairs})
     premise_ids = dict(zip(premises, tokenizer(premises, add_special_tokens=False)["input_ids"], strict=True))
-    hypothesis_ids = dict(zip(hypotheses, tokenizer(hypotheses, add_special_tokens=False)["input_ids"], strict=True))
-    template = pair_template(tokenizer)
+    hypothesis_pieces = tokenizer([template.hypothesis_text(h) for h in hypotheses], add_special_tokens=False)["input_ids"]
+    hypothesis_ids = dict(zip(hypotheses, hypothesis_pieces, strict=True))
     room = max_length - len(template.prefix) - len(template.middle) - len(template.suffix)
     if room < 2:
         raise FactlabError(f"max_length {max_length} leaves no room for a pair")
@@ -295,7 +309,8 @@ def _score(
         if cache.lookup(kind, key) is None and key not in todo:
             todo[key] = pair
     todo_keys = list(todo)
-    encoded = encode_pairs(scorer.tokenizer, [todo[key] for key in todo_keys], scorer.max_length) if todo else []
+    pending = [todo[key] for key in todo_keys]
+    encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else []
     batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
     autocast = settings.precision == "bf16" and scorer.device.type == "cuda"
     shapes: list[tuple[int, int]] = []

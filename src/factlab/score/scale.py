@@ -7,9 +7,11 @@ score = mean over sentences (`aggregation: mean`) or min. The detail keeps, per 
 window and its character span in the source, as AlignScore's does.
 
 Deliberate deviations from SCALE's code (asappresearch/scale-score, `scale_score/utils.py`):
-- The model is factlab's pair scorer (the aligner's P(aligned), or an NLI classifier's
-  P(entailment)), not Flan-T5's P("Yes") after the prompt; the "prompt" a window leaves room for is
-  therefore the pair's special tokens plus the output sentence.
+- The model is factlab's pair scorer: by default the aligner's P(aligned) (or an NLI classifier's
+  P(entailment)), where SCALE reads Flan-T5's P("Yes") after its prompt; the "prompt" a window
+  leaves room for is then the pair's special tokens plus the output sentence. SCALE's own reading
+  is one parameter away: a seq2seq model (`score.scale.model: google/flan-t5-large`, or a folder)
+  is asked SCALE's question (`factlab.models.yesno`), and its windows leave room for that prompt.
 - A document's windows are sized once, for its longest output sentence, so all its sentences share
   them (the engine then deduplicates), as the preprocess stage's chunk report does; SCALE sizes them
   per sentence.
@@ -39,7 +41,7 @@ import pandas as pd
 
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.models.aligner import PairScorer
-from factlab.models.engine import EngineSettings, PairCache, pair_template, score_pairs
+from factlab.models.engine import EngineSettings, PairCache, score_pairs, scorer_template
 from factlab.preprocess.chunking import ChunkReport, token_windows
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import aggregate, best_premises, sentences_by_owner
@@ -114,13 +116,17 @@ class Window:
     token_end: int
 
 
-def special_tokens(tokenizer: Any) -> int:
-    template = pair_template(tokenizer)
+def special_tokens(scorer: PairScorer) -> int:
+    """Tokens the scorer adds around a pair (special tokens, or a yes/no model's prompt)."""
+    template = scorer_template(scorer)
     return len(template.prefix) + len(template.middle) + len(template.suffix)
 
 
-def hypothesis_tokens(tokenizer: Any, texts: Sequence[str]) -> list[int]:
-    return [len(ids) for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]] if texts else []
+def hypothesis_tokens(scorer: PairScorer, texts: Sequence[str]) -> list[int]:
+    """Model tokens of each text as the scorer reads a hypothesis (inside its prompt, for a yes/no model)."""
+    template = scorer_template(scorer)
+    texts = [template.hypothesis_text(text) for text in texts]
+    return [len(ids) for ids in scorer.tokenizer(texts, add_special_tokens=False)["input_ids"]] if texts else []
 
 
 def source_windows(tokenizer: Any, source: str, prompt_tokens: int, settings: ScaleSettings) -> tuple[list[Window], ChunkReport]:
@@ -161,14 +167,14 @@ def scale_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, scorer: PairSco
         raise DataError("the examples have no source text", field="source")
     outputs = sentences_by_owner(sentences, "output", "example_id")
     ids = list(zip(examples["example_id"].astype(str), examples["doc_id"].astype(str), examples["source"], strict=True))
-    special = special_tokens(scorer.tokenizer)
+    special = special_tokens(scorer)
     longest: dict[str, tuple[int, str]] = {}  # doc_id -> (prompt tokens, example of the longest sentence)
     sources: dict[str, str] = {}
     for example_id, doc_id, source in ids:
         if not isinstance(source, str):
             raise DataError("source is not a string", record=example_id, field="source")
         sources.setdefault(doc_id, source)
-        length = special + max(hypothesis_tokens(scorer.tokenizer, [s.text for s in outputs.get(example_id, [])]), default=0)
+        length = special + max(hypothesis_tokens(scorer, [s.text for s in outputs.get(example_id, [])]), default=0)
         longest[doc_id] = max(longest.get(doc_id, (0, "")), (length, example_id))
     windows: dict[str, list[Window]] = {}
     report = ChunkReport()
@@ -285,12 +291,13 @@ def whole_premise(text: str, hypothesis: str) -> list[str]:
     return [text]
 
 
-def window_premises(tokenizer: Any, settings: ScaleSettings) -> Premises:
+def window_premises(scorer: PairScorer, settings: ScaleSettings) -> Premises:
     """A group scored as SCALE scores a source: its windows, sized for the hypothesis."""
-    special = special_tokens(tokenizer)
+    tokenizer = scorer.tokenizer
+    special = special_tokens(scorer)
 
     def premises(text: str, hypothesis: str) -> list[str]:
-        prompt = special + hypothesis_tokens(tokenizer, [hypothesis])[0]
+        prompt = special + hypothesis_tokens(scorer, [hypothesis])[0]
         return [window.text for window in source_windows(tokenizer, text, prompt, settings)[0]]
 
     return premises

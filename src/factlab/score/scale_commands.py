@@ -61,7 +61,7 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
     if settings.retrieval.group_premise == "windows" and settings.chunk_size > scorer.max_length:
         raise FactlabError(f"score.scale.chunk_size {settings.chunk_size} exceeds the model's max_length {scorer.max_length}")
-    premises = window_premises(scorer.tokenizer, settings) if settings.retrieval.group_premise == "windows" else whole_premise
+    premises = window_premises(scorer, settings) if settings.retrieval.group_premise == "windows" else whole_premise
     load_seconds = time.perf_counter() - started
     score = EngineScores(scorer, engine_settings(args), description="scale retrieval pairs")
     table, summary = evaluate_retrieval(claims, score, settings.retrieval, premises)
