@@ -92,3 +92,49 @@ def test_failed_rebuild_keeps_the_last_good_build(project):
     assert len(pd.read_parquet(kept)) == good_rows
     log = (project / "logs" / "data" / "mine.log").read_text()
     assert f"cp {kept.relative_to(project)} results/data/mine.parquet" in log
+
+
+def dvc(project: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run([sys.executable, "-m", "dvc", *args], cwd=project, capture_output=True, text=True, env=env)
+
+
+@pytest.mark.slow
+def test_fresh_clone_pulls_and_rebuilds_nothing(project, tmp_path):
+    """README's sharing recipe on the data stage: `dvc push` from a run; on a fresh clone `dvc pull`,
+    `dvc status -q` (the pulled content is the locked one), `snakemake --touch` (pulled files get fresh,
+    arbitrary mtimes, which Snakemake would read as stale inputs); then nothing is left to do."""
+    targets = ("results/data/qags_xsum.parquet", "results/data/mine.parquet")
+    store = tmp_path / "store"
+    generated = subprocess.run([sys.executable, "-m", "factlab.dvcyaml"], cwd=project, capture_output=True, text=True)
+    assert generated.returncode == 0, generated.stderr[-2000:]
+    for command in (
+        ("init", "--no-scm", "--quiet"),
+        ("remote", "add", "-d", "store", str(store)),
+        ("commit", "--force", "download", "data"),
+        ("push", "download", "data"),
+    ):
+        done = dvc(project, *command)
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+
+    clone = tmp_path / "clone"  # what git gives a team member: sources, params, dvc.yaml / dvc.lock, no results/
+    clone.mkdir()
+    for name in LINKED:
+        (clone / name).symlink_to(ROOT / name)
+    for name in ("params.yaml", "dvc.yaml", "dvc.lock", "mine.jsonl"):
+        shutil.copy(project / name, clone / name)
+    (clone / ".dvc").mkdir()
+    shutil.copy(project / ".dvc" / "config", clone / ".dvc" / "config")
+    stale = snakemake(clone, "-n", *targets)
+    assert "Nothing to be done" not in stale.stdout  # nothing pulled yet: everything would be built
+    for command in (("pull", "download", "data"), ("status", "--quiet", "download", "data")):
+        done = dvc(clone, *command)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    untouched = snakemake(clone, "-n", *targets)
+    assert "Nothing to be done" not in untouched.stdout  # the mtimes problem the touch solves
+    touched = snakemake(clone, "--touch", *targets)
+    assert touched.returncode == 0, touched.stderr[-2000:]
+    dry = snakemake(clone, "-n", *targets)
+    assert "Nothing to be done" in dry.stdout + dry.stderr, dry.stdout[-3000:]
+    for target in targets:
+        assert sha256_file(clone / target) == sha256_file(project / target)
