@@ -46,7 +46,7 @@ lint: install
 # its own directory (.smoke/, the sources linked in, params.yaml = params.yaml + config/smoke.yaml)
 # so that it never replaces the real run's results/, models or paper/ tables.
 SMOKE_DIR := .smoke
-SMOKE_LINKS := Snakefile workflow config src resources dvc.yaml .dvcignore
+SMOKE_LINKS := Snakefile workflow profiles config src resources dvc.yaml .dvcignore
 # params.yaml with the given files merged over it, as Snakemake merges --configfile.
 MERGE_PARAMS := python -c 'import sys, yaml; from snakemake.utils import update_config; params = {}; \
   [update_config(params, yaml.safe_load(open(path))) for path in sys.argv[1:]]; yaml.safe_dump(params, sys.stdout, sort_keys=False)'

@@ -42,3 +42,21 @@ def test_gpu_config_validates_and_reserves_a_gpu_for_training() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     training = re.search(r"rule train_aligner:.*?resources: ([^\n]+)", done.stdout, flags=re.DOTALL)
     assert training and "gpu=1" in training.group(1)
+
+
+def test_default_profile_runs_the_trainings_and_their_inputs_first(tmp_path: Path) -> None:
+    """From an empty results/: the trainings and every job they need get the highest priority, nothing else does."""
+    for name in ("Snakefile", "workflow", "profiles", "src", "config", "resources", "params.yaml"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    snakemake = Path(sys.executable).with_name("snakemake")
+    done = subprocess.run([str(snakemake), "-n", "--nolock"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    jobs = re.split(r"\n(?=(?:local)?rule \w+:\n)", done.stdout + done.stderr)
+    named = [(match.group(1), job) for job in jobs if (match := re.match(r"(?:local)?rule (\w+):", job))]
+    first = {name for name, job in named if "priority: highest" in job}
+    rest = {name for name, job in named if "priority: highest" not in job}
+    assert {"train_qasem_parser", "train_aligner", "build_training_mixture", "check_training_leakage"} <= first
+    assert first <= {"download_dataset", "build_benchmark", "train_qasem_parser", "build_training_mixture",
+                     "check_training_leakage", "train_aligner"}  # fmt: skip
+    assert not any(name.startswith(("preprocess_", "score_", "tabulate_")) for name in first)
+    assert "download_dataset" in first and "preprocess_sentences" in rest

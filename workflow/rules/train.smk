@@ -19,8 +19,6 @@ rule train_qasem_parser:
         "logs/train/train_qasem_parser.log",
     benchmark:
         "benchmarks/train/train_qasem_parser.tsv"
-    # The longest job, and every preprocess_qas waits for it: start it before the preprocess jobs.
-    priority: 50
     conda:
         CONDA_ENV
     threads: param("qasem.threads")
@@ -110,7 +108,6 @@ rule train_aligner:
         "logs/train/train_aligner.log",
     benchmark:
         "benchmarks/train/train_aligner.tsv"
-    priority: 40
     conda:
         CONDA_ENV
     threads: param("aligner.threads")
