@@ -6,12 +6,12 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check dvc-one-parameter pull
+.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check dvc-one-parameter pull rerun-identical
 
 run: install tex mirror
 	snakemake --cores all
 
-test: install tex browser mirror pytest lint smoke dvc-check dvc-one-parameter smoke-matrix
+test: install tex browser mirror pytest lint smoke dvc-check dvc-one-parameter smoke-matrix rerun-identical
 
 # A fresh clone with the team's artefacts (README, "Sharing artefacts"): fetch them from the DVC remote,
 # check they are the locked ones (code and params unchanged), then mark them up to date for Snakemake,
@@ -51,12 +51,17 @@ SMOKE_LINKS := Snakefile workflow profiles config src resources dvc.yaml .dvcign
 MERGE_PARAMS := python -c 'import sys, yaml; from snakemake.utils import update_config; params = {}; \
   [update_config(params, yaml.safe_load(open(path))) for path in sys.argv[1:]]; yaml.safe_dump(params, sys.stdout, sort_keys=False)'
 
+# Without a network: the smoke runs inside a new network namespace (unshare -rn) where the kernel allows
+# one, so a download that skipped the mirror would fail it. CI requires it (FACTLAB_REQUIRE_OFFLINE=1).
+OFFLINE := $(shell unshare -rn true 2>/dev/null && echo unshare -rn)
+
 smoke: install tex mirror
+	@test -n "$(OFFLINE)" || test -z "$$FACTLAB_REQUIRE_OFFLINE" || { echo "smoke: no network namespace (unshare -rn)" >&2; exit 1; }
 	mkdir -p $(SMOKE_DIR)
 	for path in $(SMOKE_LINKS); do ln -sfn ../$$path $(SMOKE_DIR)/$$path; done
 	rm -f $(SMOKE_DIR)/params.yaml
 	$(MERGE_PARAMS) params.yaml config/smoke.yaml > $(SMOKE_DIR)/params.yaml
-	cd $(SMOKE_DIR) && snakemake --cores 2
+	cd $(SMOKE_DIR) && $(OFFLINE) snakemake --cores 2
 	cd $(SMOKE_DIR) && snakemake -n | tee .snakemake/smoke-dry-run.txt
 	grep -q "Nothing to be done" $(SMOKE_DIR)/.snakemake/smoke-dry-run.txt
 
@@ -107,3 +112,10 @@ mirror:
 	@if [ -e resources/mirror ]; then echo "mirror: resources/mirror"; \
 	elif [ -d "$(MIRROR)" ]; then ln -s "$(abspath $(MIRROR))" resources/mirror && echo "mirror: linked $(MIRROR)"; \
 	else echo "mirror: none at $(MIRROR); files will be downloaded from their URLs"; fi
+
+# Reproducibility, in a copy of the smoke run: the aligner retrained and everything downstream rebuilt,
+# killed with SIGKILL in the training and again in the scoring, resumed (snakemake --unlock, then
+# --rerun-incomplete); every model, score, table and figure must be byte-identical to the first run's.
+rerun-identical: smoke
+	rm -rf $(SMOKE_DIR)-kill && cp -a $(SMOKE_DIR) $(SMOKE_DIR)-kill
+	$(OFFLINE) python tests/kill_resume.py $(SMOKE_DIR)-kill $(SMOKE_DIR)
