@@ -106,6 +106,8 @@ def test_fresh_clone_pulls_and_rebuilds_nothing(project, tmp_path):
     arbitrary mtimes, which Snakemake would read as stale inputs); then nothing is left to do."""
     targets = ("results/data/qags_xsum.parquet", "results/data/mine.parquet")
     store = tmp_path / "store"
+    built = snakemake(project, *targets)  # an earlier test may have left a target failed and removed
+    assert built.returncode == 0, built.stderr[-2000:]
     generated = subprocess.run([sys.executable, "-m", "factlab.dvcyaml"], cwd=project, capture_output=True, text=True)
     assert generated.returncode == 0, generated.stderr[-2000:]
     for command in (
