@@ -116,6 +116,17 @@ def test_head_and_settings_must_agree(tmp_path: Path) -> None:
         ConvSettings(bins="even")
 
 
+def test_saving_a_head_twice_gives_the_same_bytes(tmp_path: Path) -> None:
+    """safetensors writes a metadata map in a random order: with two keys, 8 saves agreeing had p = 1/128."""
+    torch.manual_seed(0)
+    head = ConvHead(23)
+    saved = []
+    for i in range(8):
+        save_head(head, ConvSettings(bins="percentile"), tmp_path / f"{i}.safetensors")
+        saved.append((tmp_path / f"{i}.safetensors").read_bytes())
+    assert len(set(saved)) == 1
+
+
 def test_head_examples_are_held_out_long_pairs_split_by_document() -> None:
     source = " ".join(["word"] * 90)
     mixture = pd.DataFrame(

@@ -14,6 +14,7 @@ read (`n_rows = 10`; the rest are dropped and counted) and the ZS caps on source
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,10 +172,16 @@ def head_scores(head: ConvHead, histograms: torch.Tensor, mask: torch.Tensor) ->
     return torch.softmax(logits, dim=-1)[:, 1].numpy(), per_sentence.numpy()
 
 
+# One metadata key holding sorted JSON: safetensors writes its metadata map in a random order, so two
+# keys gave the same head different bytes from one save to the next (caught by make rerun-identical).
+HEAD_METADATA = "conv"
+
+
 def save_head(head: ConvHead, settings: ConvSettings, path: str | Path) -> None:
     from safetensors.torch import save_file
 
-    save_file(head.state_dict(), str(path), metadata={"bins": settings.bins, "granularity": settings.granularity})
+    conv = json.dumps({"bins": settings.bins, "granularity": settings.granularity}, sort_keys=True)
+    save_file(head.state_dict(), str(path), metadata={HEAD_METADATA: conv})
 
 
 def load_head(path: str | Path, settings: ConvSettings) -> ConvHead:
@@ -182,7 +189,7 @@ def load_head(path: str | Path, settings: ConvSettings) -> ConvHead:
     from safetensors.torch import load_file
 
     with safe_open(str(path), framework="pt") as handle:
-        metadata = handle.metadata() or {}
+        metadata = json.loads((handle.metadata() or {}).get(HEAD_METADATA, "{}"))
     if metadata.get("bins") != settings.bins:
         raise FactlabError(f"{path}: head trained with bins {metadata.get('bins')!r}, settings ask for {settings.bins!r}")
     head = ConvHead(len(bin_edges(settings.bins)) - 1)
