@@ -15,6 +15,7 @@ the paper tables and figures. Exempt, and listed: files that record how long som
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -64,7 +65,6 @@ def comparable(path: Path) -> bytes:
     data = path.read_bytes()
     if path.suffix != ".json":
         return data
-    import json
 
     def strip(value: object) -> object:
         if isinstance(value, dict):
@@ -92,7 +92,8 @@ def digests(directory: Path) -> dict[str, str]:
 
 def main() -> int:
     copy, reference = (Path(arg).resolve() for arg in sys.argv[1:3])
-    before = {path: (copy / path).stat().st_mtime for path in ("results/models/aligner/model.safetensors",)}
+    model = "results/models/aligner/model.safetensors"
+    trained_before = (copy / model).stat().st_mtime
 
     since = time.time() - 1
     run = start(copy, "--forcerun", "train_aligner")
@@ -110,8 +111,7 @@ def main() -> int:
     resumed = start(copy, "--rerun-incomplete")
     if resumed.wait() != 0:
         raise SystemExit(f"the resumed run failed (exit {resumed.returncode}); see .snakemake/kill-resume.log")
-    retrained = (copy / "results/models/aligner/model.safetensors").stat().st_mtime
-    if retrained <= before["results/models/aligner/model.safetensors"]:
+    if (copy / model).stat().st_mtime <= trained_before:
         raise SystemExit("the aligner was not retrained")
 
     ours, theirs = digests(copy), digests(reference)

@@ -75,9 +75,9 @@ def test_support_is_scales_yes_probability_of_the_whole_prompt(scorer: HubYesNoS
     assert len(set(np.round(result.scores, 6))) > 1  # a random model still tells pairs apart
 
 
-def test_long_premise_is_cut_where_scale_cuts_its_first_window(scorer: HubYesNoScorer, wice: pd.DataFrame) -> None:
+def test_long_premise_is_cut_where_scale_cuts_its_first_window(tiny_t5: Path, wice: pd.DataFrame) -> None:
     premise, claim = wice["source"].iloc[0], wice["output"].iloc[0]
-    short = HubYesNoScorer(str(scorer.identity.split(":", 1)[1]), device="cpu", max_length=96)
+    short = HubYesNoScorer(str(tiny_t5), device="cpu", max_length=96)
     result = score_pairs(short, [(premise, claim)], ENGINE)
     # SCALE's get_chunks: the premise's tokens, then the tokens of the prompt's remainder (with </s>)
     post = short.tokenizer(prompt("", claim)).input_ids

@@ -25,12 +25,14 @@ FIXTURE_JSONL = ROOT / "tests" / "fixtures" / "byo_qags_xsum_head.jsonl"  # 6 QA
 LINKED = ("Snakefile", "workflow", "src", "config")
 
 
-def snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
+def run_tool(project: Path, module: str, *args: str) -> subprocess.CompletedProcess:
     # The rules call the `factlab` script installed beside this interpreter.
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "1", *args], cwd=project, capture_output=True, text=True, env=env
-    )
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=project, capture_output=True, text=True, env=env)
+
+
+def snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
+    return run_tool(project, "snakemake", "--cores", "1", *args)
 
 
 def write_params(project: Path, mirror: Path, **download: object) -> None:
@@ -95,8 +97,7 @@ def test_failed_rebuild_keeps_the_last_good_build(project):
 
 
 def dvc(project: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run([sys.executable, "-m", "dvc", *args], cwd=project, capture_output=True, text=True, env=env)
+    return run_tool(project, "dvc", *args)
 
 
 @pytest.mark.slow
@@ -108,7 +109,7 @@ def test_fresh_clone_pulls_and_rebuilds_nothing(project, tmp_path):
     store = tmp_path / "store"
     built = snakemake(project, *targets)  # an earlier test may have left a target failed and removed
     assert built.returncode == 0, built.stderr[-2000:]
-    generated = subprocess.run([sys.executable, "-m", "factlab.dvcyaml"], cwd=project, capture_output=True, text=True)
+    generated = run_tool(project, "factlab.dvcyaml")
     assert generated.returncode == 0, generated.stderr[-2000:]
     for command in (
         ("init", "--no-scm", "--quiet"),

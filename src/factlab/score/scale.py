@@ -41,7 +41,7 @@ import pandas as pd
 
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.models.aligner import PairScorer
-from factlab.models.engine import EngineSettings, PairCache, score_pairs, scorer_template
+from factlab.models.engine import EngineSettings, PairCache, PairTemplate, score_pairs, scorer_template
 from factlab.preprocess.chunking import ChunkReport, token_windows
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import aggregate, best_premises, sentences_by_owner
@@ -116,17 +116,15 @@ class Window:
     token_end: int
 
 
-def special_tokens(scorer: PairScorer) -> int:
-    """Tokens the scorer adds around a pair (special tokens, or a yes/no model's prompt)."""
-    template = scorer_template(scorer)
+def special_tokens(template: PairTemplate) -> int:
+    """Tokens a scorer's template adds around a pair (special tokens, or a yes/no model's prompt)."""
     return len(template.prefix) + len(template.middle) + len(template.suffix)
 
 
-def hypothesis_tokens(scorer: PairScorer, texts: Sequence[str]) -> list[int]:
-    """Model tokens of each text as the scorer reads a hypothesis (inside its prompt, for a yes/no model)."""
-    template = scorer_template(scorer)
+def hypothesis_tokens(tokenizer: Any, template: PairTemplate, texts: Sequence[str]) -> list[int]:
+    """Model tokens of each text as the template reads a hypothesis (inside its prompt, for a yes/no model)."""
     texts = [template.hypothesis_text(text) for text in texts]
-    return [len(ids) for ids in scorer.tokenizer(texts, add_special_tokens=False)["input_ids"]] if texts else []
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]] if texts else []
 
 
 def source_windows(tokenizer: Any, source: str, prompt_tokens: int, settings: ScaleSettings) -> tuple[list[Window], ChunkReport]:
@@ -167,14 +165,16 @@ def scale_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, scorer: PairSco
         raise DataError("the examples have no source text", field="source")
     outputs = sentences_by_owner(sentences, "output", "example_id")
     ids = list(zip(examples["example_id"].astype(str), examples["doc_id"].astype(str), examples["source"], strict=True))
-    special = special_tokens(scorer)
+    template = scorer_template(scorer)
+    special = special_tokens(template)
     longest: dict[str, tuple[int, str]] = {}  # doc_id -> (prompt tokens, example of the longest sentence)
     sources: dict[str, str] = {}
     for example_id, doc_id, source in ids:
         if not isinstance(source, str):
             raise DataError("source is not a string", record=example_id, field="source")
         sources.setdefault(doc_id, source)
-        length = special + max(hypothesis_tokens(scorer, [s.text for s in outputs.get(example_id, [])]), default=0)
+        texts = [s.text for s in outputs.get(example_id, [])]
+        length = special + max(hypothesis_tokens(scorer.tokenizer, template, texts), default=0)
         longest[doc_id] = max(longest.get(doc_id, (0, "")), (length, example_id))
     windows: dict[str, list[Window]] = {}
     report = ChunkReport()
@@ -293,11 +293,11 @@ def whole_premise(text: str, hypothesis: str) -> list[str]:
 
 def window_premises(scorer: PairScorer, settings: ScaleSettings) -> Premises:
     """A group scored as SCALE scores a source: its windows, sized for the hypothesis."""
-    tokenizer = scorer.tokenizer
-    special = special_tokens(scorer)
+    tokenizer, template = scorer.tokenizer, scorer_template(scorer)
+    special = special_tokens(template)
 
     def premises(text: str, hypothesis: str) -> list[str]:
-        prompt = special + hypothesis_tokens(scorer, [hypothesis])[0]
+        prompt = special + hypothesis_tokens(tokenizer, template, [hypothesis])[0]
         return [window.text for window in source_windows(tokenizer, text, prompt, settings)[0]]
 
     return premises
