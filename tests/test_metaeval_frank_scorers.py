@@ -37,10 +37,28 @@ def run(tmp_path, labels, released, scorers: dict[str, pd.DataFrame]) -> tuple[p
         "--scores", *map(str, paths), "--compare", "BertScore P Art", "--subsets", "all", "cnndm", "xsum",
         "--variant", "frank", "--williams-variant", "two_sided", "--resamples", "50", "--confidence", "0.95",
         "--seed", "2022", "--out-correlations", f"{out}/c.csv", "--out-williams", f"{out}/w.csv",
-        "--out-metrics", f"{out}/m.json",
+        "--out-metrics", f"{out}/m.json", "--out-ablation", f"{out}/a.csv",
     ]  # fmt: skip
     assert main(command) == 0
     return pd.read_csv(out / "c.csv"), pd.read_csv(out / "w.csv"), json.loads((out / "m.json").read_text())
+
+
+def test_ablation_of_a_scorer_equals_frank_s_ablation_of_the_same_scores(tmp_path, tables) -> None:
+    """FactCC's released scores posing as a scorer get FRANK's own ablation rows for FactCC (the published
+    module's ablation, itself checked against scipy's Pearson on system-demeaned scores in test_published_frank.py)."""
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    run(tmp_path, labels, released, {"factcc_copy": factcc})
+    ablation = pd.read_csv(tmp_path / "out" / "a.csv")
+    joined = published.join_scores(labels, released)
+    expected = published.category_ablation(joined, ["all", "cnndm", "xsum"], "frank", ["FactCC", "BertScore P Art"])
+    got = ablation.set_index(["metric", "subset", "category"])
+    assert set(ablation["metric"]) == {"factlab factcc_copy", "BertScore P Art"}
+    assert len(ablation) == len(expected) and len(expected) > 0
+    for row in expected.itertuples():
+        metric = "factlab factcc_copy" if row.metric == "FactCC" else row.metric
+        assert got.loc[(metric, row.subset, row.category), "pearson_influence"] == pytest.approx(row.pearson_influence)
+        assert got.loc[(metric, row.subset, row.category), "n"] == row.n
 
 
 def test_released_scores_as_a_scorer_reproduce_frank(tmp_path, tables) -> None:

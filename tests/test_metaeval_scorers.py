@@ -115,3 +115,39 @@ def test_detection_table_compares_each_scorer_with_the_best(tmp_path) -> None:
     assert table.loc[0, "p_vs_best"] == 1.0
     # oracle: the best balanced accuracy over observed thresholds, worked above for SCORES: 0.75
     assert table.loc[0, "bacc_oracle"] == pytest.approx(0.75)
+
+
+def test_reliability_rows_pool_benchmarks_and_match_sklearn() -> None:
+    from sklearn.calibration import calibration_curve
+    from sklearn.isotonic import IsotonicRegression
+
+    from factlab.metaeval.calibration import isotonic_calibrator
+    from factlab.metaeval.scorers import reliability_rows
+
+    second = frame().assign(score=[0.95, 0.45, 0.15, 0.65, 0.05, 0.85, 0.3, 0.75], label=[1, 0, 1, 0, 0, 1, 0, 1])
+    calibrate = isotonic_calibrator(LABELS, SCORES)
+    table = pd.DataFrame(reliability_rows("s", [frame(), second], calibrate, 4))
+    labels = np.array(LABELS + second["label"].tolist())
+    scores = np.array(SCORES + second["score"].tolist())
+    raw = table[table["variant"] == "raw"]
+    assert (raw["metric"] == "s").all() and (raw["n"] == 16).all() and raw["count"].sum() == 16
+    filled = raw[raw["count"] > 0]
+    share, mean = calibration_curve(labels, scores, n_bins=4, strategy="uniform")
+    assert filled["consistent_share"].to_numpy() == pytest.approx(share)
+    assert filled["mean_score"].to_numpy() == pytest.approx(mean)
+    isotonic = table[table["variant"] == "isotonic"]
+    assert (isotonic["metric"] == "s, isotonic").all()
+    mapped = IsotonicRegression(out_of_bounds="clip").fit(SCORES, LABELS).predict(scores)
+    filled = isotonic[isotonic["count"] > 0]
+    share, mean = calibration_curve(labels, mapped, n_bins=4, strategy="uniform")
+    assert filled["consistent_share"].to_numpy() == pytest.approx(share)
+    assert filled["mean_score"].to_numpy() == pytest.approx(mean)
+
+
+def test_reliability_rows_skip_raw_scores_outside_unit_interval_and_single_class() -> None:
+    from factlab.metaeval.scorers import reliability_rows
+
+    signed = frame().assign(score=[s * 2 - 1 for s in SCORES])
+    assert reliability_rows("zs", [signed], None, 4) == []  # no raw diagram of scores in [-1, 1], no calibrator
+    one_class = frame().assign(label=1)
+    assert reliability_rows("s", [one_class], None, 4) == []

@@ -62,6 +62,7 @@ def test_editing_frank_reruns_only_frank_and_its_paper_rules(jobs):
         "summarise_frank_baselines",
         "correlate_frank_scorers",  # factlab's scorers under FRANK's protocol
         "tabulate_frank_scorers",
+        "plot_frank_scorers_ablation",
         "tabulate_frank_baselines",
         "plot_frank_williams",
         "plot_frank_ablation",

@@ -272,6 +272,7 @@ for _table, _benchmarks in (
         output:
             auc=f"{METAEVAL_DIR}/{_table}/auc.csv",
             report=f"{METAEVAL_DIR}/{_table}/thresholds.json",
+            reliability=f"{METAEVAL_DIR}/{_table}/reliability.csv",
         log:
             f"logs/metaeval/{_table}_detection.log",
         conda:
@@ -282,10 +283,12 @@ for _table, _benchmarks in (
             confidence=param("metaeval.confidence"),
             seed=param("metaeval.seed"),
             ece_bins=param("metaeval.ece_bins"),
+            reliability_bins=param("metaeval.reliability_plot_bins"),
         shell:
             "factlab metaeval detection --scores {input.scores} --data {input.data} --validation {params.validation} "
             "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
-            "--ece-bins {params.ece_bins} --out {output.auc} --report {output.report} > {log} 2>&1"
+            "--ece-bins {params.ece_bins} --reliability-bins {params.reliability_bins} --out {output.auc} "
+            "--out-reliability {output.reliability} --report {output.report} > {log} 2>&1"
 
 
 # factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
@@ -302,6 +305,7 @@ rule correlate_frank_scorers:
         correlations=f"{METAEVAL_DIR}/frank_scorers/correlations.csv",
         williams=f"{METAEVAL_DIR}/frank_scorers/williams.csv",
         metrics=f"{METAEVAL_DIR}/frank_scorers/metrics.json",
+        ablation=f"{METAEVAL_DIR}/frank_scorers/ablation.csv",
     log:
         "logs/metaeval/frank_scorers.log",
     conda:
@@ -321,7 +325,7 @@ rule correlate_frank_scorers:
         "--compare {params.compare} --subsets {params.subsets} --variant {params.variant} "
         "--williams-variant {params.williams_variant} --resamples {params.resamples} --confidence {params.confidence} "
         "--seed {params.seed} --out-correlations {output.correlations} --out-williams {output.williams} "
-        "--out-metrics {output.metrics} > {log} 2>&1"
+        "--out-metrics {output.metrics} --out-ablation {output.ablation} > {log} 2>&1"
 
 
 # Token-level localisation: each scorer's per-sentence support projected onto output tokens, against

@@ -112,7 +112,7 @@ rule plot_screeneval_chunk_size:
 rule plot_screeneval_reliability:
     input:
         table=rules.evaluate_screeneval_published.output.reliability,
-        code=code("paper", "screeneval-reliability-figure"),
+        code=code("paper", "reliability-figure"),
     output:
         report(
             "paper/figures/screeneval_reliability.png",
@@ -124,7 +124,7 @@ rule plot_screeneval_reliability:
     conda:
         CONDA_ENV
     shell:
-        "factlab paper screeneval-reliability-figure --table {input.table} --out {output} > {log} 2>&1"
+        "factlab paper reliability-figure --table {input.table} --columns 2 --out {output} > {log} 2>&1"
 
 
 rule tabulate_true_published:
@@ -271,6 +271,42 @@ rule tabulate_detection:
         "factlab paper detection-table --auc {input.auc} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule plot_true_reliability:
+    input:
+        table=rules.evaluate_true_detection.output.reliability,
+        code=code("paper", "reliability-figure"),
+    output:
+        report(
+            "paper/figures/true_reliability.png",
+            caption="../report/true_reliability.rst",
+            category="factlab_scorers",
+        ),
+    log:
+        "logs/paper/plot_true_reliability.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper reliability-figure --table {input.table} --columns 4 --out {output} > {log} 2>&1"
+
+
+rule plot_detection_reliability:
+    input:
+        table=rules.evaluate_detection.output.reliability,
+        code=code("paper", "reliability-figure"),
+    output:
+        report(
+            "paper/figures/detection_reliability.png",
+            caption="../report/detection_reliability.rst",
+            category="factlab_scorers",
+        ),
+    log:
+        "logs/paper/plot_detection_reliability.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper reliability-figure --table {input.table} --columns 4 --out {output} > {log} 2>&1"
+
+
 rule tabulate_frank_scorers:
     input:
         correlations=rules.correlate_frank_scorers.output.correlations,
@@ -288,6 +324,26 @@ rule tabulate_frank_scorers:
         CONDA_ENV
     shell:
         "factlab paper frank-scorers-table --correlations {input.correlations} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule plot_frank_scorers_ablation:
+    input:
+        ablation=rules.correlate_frank_scorers.output.ablation,
+        correlations=rules.correlate_frank_scorers.output.correlations,
+        code=code("paper", "frank-ablation-figure"),
+    output:
+        report(
+            "paper/figures/frank_scorers_ablation.png",
+            caption="../report/frank_scorers_ablation.rst",
+            category="factlab_scorers",
+        ),
+    log:
+        "logs/paper/plot_frank_scorers_ablation.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper frank-ablation-figure --ablation {input.ablation} --correlations {input.correlations} "
+        "--out {output} > {log} 2>&1"
 
 
 rule tabulate_localisation:
@@ -396,9 +452,12 @@ PAPER_PARTS = [
     rules.tabulate_training_mixture.output,
     rules.tabulate_true_detection.output,
     rules.tabulate_detection.output,
+    rules.plot_true_reliability.output,
+    rules.plot_detection_reliability.output,
     rules.tabulate_retrieval.output,
     rules.tabulate_pipeline_cost.output,
     *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
+    *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
 ]
 PAPER_TABLES = [

@@ -6,7 +6,9 @@ the article, and FactCC by default). On the summaries every factlab scorer score
 - partial Pearson and Spearman with Factuality, the system as confounder, per subset (all data,
   CNN/DM, XSum; a subset with no scored summary is left out and logged), with document-bootstrap
   CIs on all data — `factlab.metaeval.published.frank`'s functions, unchanged;
-- Williams tests of every factlab scorer against each compared metric and against each other.
+- Williams tests of every factlab scorer against each compared metric and against each other;
+- FRANK's error-category ablation (`category_ablation`: correlation with Factuality minus with the
+  score that leaves one category's errors out), per subset, for every scorer and compared metric.
 `metrics.json` names the best factlab scorer on all data, its partial Pearson, that of
 BERTScore-P-Art, and the Williams p of their difference.
 """
@@ -28,6 +30,7 @@ from factlab.metaeval.partial import PARTIAL_VARIANTS
 from factlab.metaeval.published.frank import (
     SUBSET_LABELS,
     BootstrapSettings,
+    category_ablation,
     load_joined,
     metric_human_correlations,
     pearson_bootstrap_cis,
@@ -103,6 +106,7 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     comparisons = scorer_comparisons(williams_comparisons(frame, args.williams_variant, metrics), scorers)
     write_csv(correlations, args.out_correlations)
     write_csv(comparisons, args.out_williams)
+    write_csv(category_ablation(frame, subsets, args.variant, metrics), args.out_ablation)
     write_json({**headline(correlations, comparisons, scorers), "constant_scorers_left_out": constant}, args.out_metrics)
 
 
@@ -123,4 +127,5 @@ def register(commands: Any) -> None:
     command.add_argument("--out-correlations", required=True)
     command.add_argument("--out-williams", required=True)
     command.add_argument("--out-metrics", required=True)
+    command.add_argument("--out-ablation", required=True, help="error-category ablation (FRANK's Flip_ columns)")
     command.set_defaults(func=run_frank_scorers)

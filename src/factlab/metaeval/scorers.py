@@ -7,7 +7,9 @@ after isotonic calibration fitted on the validation data (`ece_isotonic`); balan
 whichever `--validation` benchmarks were scored, pooled) and at the best threshold of the evaluated
 data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the table; and the
 paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
-(`factlab.metaeval.paired`). A benchmark whose documents overlap the tuning data is marked (`overlaps_tuning`): TRUE's
+(`factlab.metaeval.paired`). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
+scores pooled over the table's reported benchmarks, raw (where scores lie in [0, 1]) and after the
+isotonic calibration fitted on validation data. A benchmark whose documents overlap the tuning data is marked (`overlaps_tuning`): TRUE's
 FRANK set is FRANK's validation split, and SummaC's cuts share documents with several test sets.
 """
 
@@ -26,7 +28,7 @@ from factlab.commands import write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator
+from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator, reliability_bins
 from factlab.metaeval.detection import balanced_accuracy, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
@@ -66,7 +68,9 @@ def register(commands: Any) -> None:
     detection.add_argument("--confidence", type=float, required=True)
     detection.add_argument("--seed", type=int, required=True)
     detection.add_argument("--ece-bins", type=int, required=True)
+    detection.add_argument("--reliability-bins", type=int, required=True, help="equal-width bins of the reliability diagrams")
     detection.add_argument("--out", required=True, help="CSV")
+    detection.add_argument("--out-reliability", required=True, help="CSV: reliability-diagram bins per scorer")
     detection.add_argument("--report", required=True, help="JSON: thresholds and what was left out")
     detection.set_defaults(func=run_detection)
 
@@ -158,6 +162,7 @@ def run_detection(args: argparse.Namespace) -> None:
             raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
+    reliability: list[dict[str, Any]] = []
     for scorer, frames in sorted(by_scorer.items()):
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}
         threshold = validation_threshold(tuning)
@@ -166,6 +171,8 @@ def run_detection(args: argparse.Namespace) -> None:
         calibrate = None if pooled is None else isotonic_calibrator(pooled["label"].astype(int), pooled["score"])
         # Overlap by source text: doc_ids are benchmark-prefixed, so the same article has a different id in each.
         tuning_sources = {text for frame in tuning.values() for text in frame["source"].astype(str)}
+        reported = [frame for benchmark, frame in sorted(frames.items()) if benchmark not in tuning]
+        reliability += reliability_rows(scorer, reported, calibrate, args.reliability_bins)
         for benchmark, frame in sorted(frames.items()):
             if benchmark in tuning:
                 continue
@@ -186,7 +193,52 @@ def run_detection(args: argparse.Namespace) -> None:
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table = compare_with_best(table, by_scorer, resamples=args.resamples, confidence=args.confidence, seed=args.seed)
     write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
+    write_text(pd.DataFrame(reliability, columns=list(RELIABILITY_COLUMNS)).to_csv(index=False, float_format="%.6g"), args.out_reliability)
     write_report(report, args.report)
+
+
+RAW, ISOTONIC = "raw", "isotonic"
+RELIABILITY_COLUMNS = ("metric", "scorer", "variant", "n", "bin", "lower", "upper", "count", "mean_score", "consistent_share")
+
+
+def reliability_rows(
+    scorer: str, frames: list[pd.DataFrame], calibrate: Callable[[Any], np.ndarray] | None, n_bins: int
+) -> list[dict[str, Any]]:
+    """Equal-width reliability bins of one scorer's scores pooled over `frames` (RELIABILITY_COLUMNS).
+
+    `metric` names the panel: the scorer (raw scores, only where they lie in [0, 1]) and
+    `<scorer>, isotonic` (after the validation-fitted isotonic map, when one was fitted).
+    """
+    scored = [frame.dropna(subset=["score"]) for frame in frames]
+    pooled = pd.concat(scored, ignore_index=True) if scored else pd.DataFrame(columns=["label", "score"])
+    labels = pooled["label"].astype(int).to_numpy()
+    values = pooled["score"].to_numpy(dtype=float)
+    if len(set(labels)) < 2:
+        LOG.warning("%s: one class only in the reported benchmarks (%d examples): no reliability diagram", scorer, len(labels))
+        return []
+    variants = []
+    if values.min() >= 0 and values.max() <= 1:
+        variants.append((scorer, RAW, values))
+    else:
+        LOG.info("%s: scores outside [0, 1]: no raw reliability diagram", scorer)
+    if calibrate is not None:
+        variants.append((f"{scorer}, {ISOTONIC}", ISOTONIC, calibrate(values)))
+    return [
+        {
+            "metric": metric,
+            "scorer": scorer,
+            "variant": variant,
+            "n": len(labels),
+            "bin": index,
+            "lower": b.lower,
+            "upper": b.upper,
+            "count": b.count,
+            "mean_score": b.mean_confidence,
+            "consistent_share": b.accuracy,
+        }
+        for metric, variant, scores in variants
+        for index, b in enumerate(reliability_bins(labels, scores, n_bins=n_bins))
+    ]
 
 
 PAIRED_TEST = "paired document bootstrap of the ROC AUC difference (two-sided, percentile)"

@@ -179,6 +179,21 @@ FIGURES = {
         "correlation when the errors of one category (semantic frame, discourse, content verifiability) are not "
         "counted. A large positive bar means the metric's agreement with humans rests on that category."
     ),
+    "true_reliability": (
+        "Reliability diagrams of factlab's scorers on the TRUE sets, pooled: per equal-width score bin, the share of "
+        "outputs labelled consistent (bar), the mean score (tick) and the count (above); each scorer raw (where its "
+        "scores lie in [0, 1]) and after isotonic calibration fitted on the validation benchmarks only."
+    ),
+    "detection_reliability": (
+        "Reliability diagrams of factlab's scorers pooled over every scored benchmark that is not a validation "
+        "benchmark: share consistent per equal-width score bin (bar), mean score (tick), count (above); raw and after "
+        "isotonic calibration fitted on the validation benchmarks."
+    ),
+    "frank_scorers_ablation": (
+        "FRANK's error-category ablation applied to factlab's scorers, beside the released metrics they are compared "
+        "with: each one's partial correlation with human Factuality minus its partial correlation when the errors of "
+        "one category are not counted, on the FRANK summaries every factlab scorer scored."
+    ),
     "screeneval_chunk_size": (
         "SCALE-large on the 614 ScreenEval summary sentences: ROC AUC (positive = consistent) and SCALE's recorded "
         "runtime (log scale) against the chunk size the transcript is split into, rebuilt from the results SCALE "
@@ -275,6 +290,25 @@ REPORT_CAPTIONS: dict[str, str] = {
         FIGURES["frank_ablation"],
         f"The categories are FRANK's {_texttt('Flip_')} columns. Partial-correlation variant: "
         f"{_param('metaeval.frank.partial_variant')} (column {_texttt('variant')} of {_texttt('ablation.csv')}).",
+    ),
+    "true_reliability": _report(
+        FIGURES["true_reliability"],
+        f"Bins: {_param('metaeval.reliability_plot_bins')}; validation benchmarks: "
+        f"{_param('metaeval.detection.validation_benchmarks')}. Table: {_texttt(f'{_METAEVAL}/true/reliability.csv')}; "
+        f"ECE before and after calibration: {_texttt(f'{_METAEVAL}/true/auc.csv')} (ece, ece_isotonic).",
+    ),
+    "detection_reliability": _report(
+        FIGURES["detection_reliability"],
+        f"Bins: {_param('metaeval.reliability_plot_bins')}; validation benchmarks: "
+        f"{_param('metaeval.detection.validation_benchmarks')}. Table: "
+        f"{_texttt(f'{_METAEVAL}/detection/reliability.csv')}; ECE before and after calibration: "
+        f"{_texttt(f'{_METAEVAL}/detection/auc.csv')} (ece, ece_isotonic).",
+    ),
+    "frank_scorers_ablation": _report(
+        FIGURES["frank_scorers_ablation"],
+        f"Partial-correlation variant: {_param('metaeval.frank.partial_variant')}; compared metrics: "
+        f"{_param('metaeval.frank.compare_scorers_with')}. Table: "
+        f"{_texttt(f'{_METAEVAL}/frank_scorers/ablation.csv')} (every subset).",
     ),
     "screeneval_chunk_size": _report(
         FIGURES["screeneval_chunk_size"],

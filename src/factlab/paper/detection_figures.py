@@ -11,6 +11,7 @@ import math
 import pandas as pd
 from matplotlib.figure import Figure
 
+from factlab.errors import DataError
 from factlab.paper.figures import new_figure, new_grid
 
 AUC_COLOUR = "tab:blue"
@@ -40,10 +41,12 @@ def chunk_size_figure(table: pd.DataFrame) -> Figure:
     return figure
 
 
-def reliability_figure(table: pd.DataFrame) -> Figure:
-    """One reliability diagram per metric: share consistent per equal-width score bin, counts on the bars."""
+def reliability_figure(table: pd.DataFrame, n_cols: int = 2) -> Figure:
+    """One reliability diagram per metric (n_cols per row): share consistent per equal-width score bin, counts on the bars."""
     metrics = list(dict.fromkeys(table["metric"]))
-    n_cols = min(2, len(metrics))
+    if not metrics:
+        raise DataError("no reliability bins to plot (no scorer with a diagram)", field="metric")
+    n_cols = min(n_cols, len(metrics))
     n_rows = math.ceil(len(metrics) / n_cols)
     figure, panels = new_grid(n_rows, n_cols, 4.0, 3.4, sharex=True, sharey=True)
     for axes, metric in zip(panels, metrics, strict=False):

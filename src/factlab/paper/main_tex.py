@@ -69,7 +69,7 @@ SECTIONS = (
         "factlab's own scorers detect inconsistent outputs on the TRUE sets; published scorers rebuilt from "
         "their released outputs stand beside them. Every scorer on every scored benchmark follows, with "
         "calibration, three threshold policies and a paired test against the best scorer.",
-        ("true_detection", "detection"),
+        ("true_detection", "detection", "true_reliability", "detection_reliability"),
     ),
     Section(
         "FRANK correlations",
@@ -77,7 +77,7 @@ SECTIONS = (
         "FRANK's protocol, rebuilt from its released scores: partial correlations of each metric with the human "
         "Factuality score controlling for the summarisation system, Williams tests between metrics, and the "
         "error-category ablation; then factlab's own scorers under the same protocol.",
-        ("frank_baselines", "frank_williams", "frank_metric_matrix", "frank_ablation", "frank_scorers"),
+        ("frank_baselines", "frank_williams", "frank_metric_matrix", "frank_ablation", "frank_scorers", "frank_scorers_ablation"),
     ),
     Section(
         "Localisation",

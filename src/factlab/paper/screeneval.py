@@ -1,4 +1,5 @@
-"""ScreenEval figures from results/metaeval/screeneval_published/{chunk_size,reliability}.csv."""
+"""ScreenEval's chunk-size figure from results/metaeval/screeneval_published/chunk_size.csv (its reliability
+diagrams: `factlab paper reliability-figure`)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,6 @@ def register(commands: Any) -> None:
     chunk.add_argument("--out", required=True, help="PNG path")
     chunk.set_defaults(func=run_chunk_size_figure)
 
-    reliability = commands.add_parser("screeneval-reliability-figure", help="reliability diagrams with bin counts")
-    reliability.add_argument("--table", required=True, help="reliability.csv")
-    reliability.add_argument("--out", required=True, help="PNG path")
-    reliability.set_defaults(func=run_reliability_figure)
-
 
 def run_chunk_size_figure(args: argparse.Namespace) -> None:
     from factlab.paper.detection_figures import chunk_size_figure
@@ -26,9 +22,3 @@ def run_chunk_size_figure(args: argparse.Namespace) -> None:
 
     save_figure(chunk_size_figure(pd.read_csv(args.table)), args.out)
 
-
-def run_reliability_figure(args: argparse.Namespace) -> None:
-    from factlab.paper.detection_figures import reliability_figure
-    from factlab.paper.figures import save_figure
-
-    save_figure(reliability_figure(pd.read_csv(args.table)), args.out)
