@@ -158,7 +158,8 @@ def test_cli_writes_every_output(frame, tmp_path):
     assert main(["paper", "screeneval-chunk-size-figure", "--table", str(out / "chunk_size.csv"), "--out", str(figure)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
     figure = tmp_path / "reliability.png"
-    assert main(["paper", "reliability-figure", "--table", str(out / "reliability.csv"), "--columns", "2", "--out", str(figure)]) == 0
+    table = str(out / "reliability.csv")
+    assert main(["paper", "reliability-figure", "--table", table, "--columns", "2", "--out", str(figure)]) == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
 
 

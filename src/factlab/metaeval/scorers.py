@@ -9,8 +9,9 @@ data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the
 paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
 (`factlab.metaeval.paired`). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
 scores pooled over the table's reported benchmarks, raw (where scores lie in [0, 1]) and after the
-isotonic calibration fitted on validation data. A benchmark whose documents overlap the tuning data is marked (`overlaps_tuning`): TRUE's
-FRANK set is FRANK's validation split, and SummaC's cuts share documents with several test sets.
+isotonic calibration fitted on validation data. A benchmark whose documents overlap the tuning data is
+marked (`overlaps_tuning`): TRUE's FRANK set is FRANK's validation split, and SummaC's cuts share documents
+with several test sets.
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ def run_detection(args: argparse.Namespace) -> None:
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table = compare_with_best(table, by_scorer, resamples=args.resamples, confidence=args.confidence, seed=args.seed)
     write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
-    write_text(pd.DataFrame(reliability, columns=list(RELIABILITY_COLUMNS)).to_csv(index=False, float_format="%.6g"), args.out_reliability)
+    reliability_table = pd.DataFrame(reliability, columns=list(RELIABILITY_COLUMNS))
+    write_text(reliability_table.to_csv(index=False, float_format="%.6g"), args.out_reliability)
     write_report(report, args.report)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 def register(commands: Any) -> None:
     reliability = commands.add_parser("reliability-figure", help="reliability diagrams with bin counts, one panel per metric")
-    reliability.add_argument("--table", required=True, help="reliability.csv (metric, lower, upper, count, mean_score, consistent_share)")
+    reliability.add_argument("--table", required=True, help="reliability.csv (metric, bounds, count, mean_score, share)")
     reliability.add_argument("--columns", type=int, required=True, help="panels per row")
     reliability.add_argument("--out", required=True, help="PNG path")
     reliability.set_defaults(func=run_reliability_figure)

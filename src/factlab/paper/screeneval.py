@@ -21,4 +21,3 @@ def run_chunk_size_figure(args: argparse.Namespace) -> None:
     from factlab.paper.figures import save_figure
 
     save_figure(chunk_size_figure(pd.read_csv(args.table)), args.out)
-
