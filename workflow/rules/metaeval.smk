@@ -374,6 +374,37 @@ rule evaluate_localisation:
         "--confidence {params.confidence} --out {output.tokens} --report {output.report} > {log} 2>&1"
 
 
+# QASemConsistency's QA decomposition against sentences and the parser's QAs (score_qa_decomposition).
+QA_DECOMPOSITION_RUN = bool(QA_DECOMPOSITION_BENCHMARKS)
+
+
+rule evaluate_qa_decomposition:
+    input:
+        data="results/data/qasem_consistency.parquet",
+        gold_qas=GOLD_QAS["qasem_consistency"],
+        scores=expand(
+            rules.score_qa_decomposition.output.scores,
+            benchmark="qasem_consistency",
+            decomposition=QA_DECOMPOSITIONS,
+        ),
+        code=code("metaeval", "qa-decomposition"),
+    output:
+        qas=f"{METAEVAL_DIR}/qa_decomposition/qa_detection.csv",
+        responses=f"{METAEVAL_DIR}/qa_decomposition/response_detection.csv",
+    log:
+        "logs/metaeval/qa_decomposition.log",
+    conda:
+        CONDA_ENV
+    params:
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
+        ece_bins=param("metaeval.ece_bins"),
+    shell:
+        "factlab metaeval qa-decomposition --data {input.data} --gold-qas {input.gold_qas} --scores {input.scores} "
+        "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
+        "--ece-bins {params.ece_bins} --out-qas {output.qas} --out-responses {output.responses} > {log} 2>&1"
+
 rule metaeval:
     input:
         rules.evaluate_localisation.output if LOCALISATION_RUN else [],
@@ -389,3 +420,4 @@ rule metaeval:
         rules.evaluate_detection.output,
         rules.evaluate_true_detection.output,
         rules.correlate_frank_scorers.output if FRANK_SCORED else [],
+        rules.evaluate_qa_decomposition.output if QA_DECOMPOSITION_RUN else [],

@@ -384,6 +384,27 @@ rule tabulate_retrieval:
         "factlab paper retrieval-table --report {input.report} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule tabulate_qa_decomposition:
+    input:
+        responses=rules.evaluate_qa_decomposition.output.responses,
+        qas=rules.evaluate_qa_decomposition.output.qas,
+        code=code("paper", "qa-decomposition-table"),
+    output:
+        md=report(
+            "paper/tables/qa_decomposition.md",
+            caption="../report/qa_decomposition_table.rst",
+            category="localisation",
+        ),
+        tex="paper/tables/qa_decomposition.tex",
+    log:
+        "logs/paper/tabulate_qa_decomposition.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper qa-decomposition-table --responses {input.responses} --qas {input.qas} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
 # What the run cost: every job's `benchmark:` file (its wall and CPU time, peak memory). The list mirrors the
 # jobs the default target builds; tests/test_paper_pipeline_cost.py checks it adds no job to the DAG. Data
 # builds (minutes in all) have none: Snakemake counts a benchmark file as an output, so adding one would
@@ -410,6 +431,11 @@ COST_BENCHMARKS = [
         scorer=SCORERS,
         benchmark=SCORE_BENCHMARKS,
         shard=range(SCORE_SHARDS),
+    ),
+    *expand(
+        rules.score_qa_decomposition.benchmark,
+        benchmark=QA_DECOMPOSITION_BENCHMARKS,
+        decomposition=QA_DECOMPOSITIONS,
     ),
     rules.evaluate_qasem_parser.benchmark,
 ]
@@ -459,6 +485,7 @@ PAPER_PARTS = [
     *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
     *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
+    *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
 ]
 PAPER_TABLES = [
     str(path) for part in PAPER_PARTS for path in part if str(path).endswith(".tex")

@@ -382,6 +382,86 @@ rule score_qasem_consistency:
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
+
+# QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs
+# scored three ways with score.qasem_consistency's model, aggregation and threshold.
+QA_DECOMPOSITIONS = {
+    "gold_qas": {"decomposition": "qas", "qa_source": "gold"},
+    "parser_qas": {"decomposition": "qas", "qa_source": "parser"},
+    "sentences": {"decomposition": "sentences", "qa_source": "parser"},
+}
+QA_DECOMPOSITION_BENCHMARKS = (
+    [name for name in GOLD_QAS if name in SCORE_BENCHMARKS]
+    if "qasem_consistency" in SCORERS
+    else []
+)
+
+
+def qa_decomposition_qas(wildcards):
+    """The QA table of one decomposition: gold, the parser's, or none (sentences)."""
+    source = QA_DECOMPOSITIONS[wildcards.decomposition]
+    if source["decomposition"] == "sentences":
+        return []
+    if source["qa_source"] == "parser":
+        return [f"results/preprocess/{wildcards.benchmark}/qas.parquet"]
+    return [GOLD_QAS[wildcards.benchmark]]
+
+
+rule score_qa_decomposition:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        qas=qa_decomposition_qas,
+        model=list(ALIGNER_MODEL.values()) if TRAINED_QASEM_CONSISTENCY else [],
+        choice=rules.tune_alignscore.output.choice,
+        code=code("score", "qasem-consistency"),
+    output:
+        scores=f"{SCORE_DIR}/qa_decomposition.{{decomposition}}.parquet",
+        report=f"{SCORE_DIR}/qa_decomposition.{{decomposition}}.json",
+    log:
+        "logs/score/{benchmark}/qa_decomposition.{decomposition}.log",
+    benchmark:
+        "benchmarks/score/qa_decomposition/{benchmark}.{decomposition}.tsv"
+    wildcard_constraints:
+        benchmark="|".join(GOLD_QAS),
+        decomposition="|".join(QA_DECOMPOSITIONS),
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards, input: aligner_model_argument(
+            input, QASEM_CONSISTENCY["model"]
+        ),
+        entailment_label=param("score.qasem_consistency.entailment_label"),
+        qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
+        settings=lambda wildcards: json.dumps(
+            {
+                **{
+                    key: value
+                    for key, value in QASEM_CONSISTENCY.items()
+                    if key not in QASEM_CONSISTENCY_MODEL_KEYS
+                },
+                **QA_DECOMPOSITIONS[wildcards.decomposition],
+            },
+            sort_keys=True,
+        ),
+        chunk_policy=param("preprocess.alignscore.policy"),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --shard 0 --shards 1 "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
+        "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
 BASELINE_SCORERS = [
     "embedding_cosine",
     "rouge",
@@ -495,3 +575,8 @@ rule score:
         ),
         rules.benchmark_scoring_throughput.output,
         rules.scale_retrieval.output,
+        expand(
+            rules.score_qa_decomposition.output,
+            benchmark=QA_DECOMPOSITION_BENCHMARKS,
+            decomposition=QA_DECOMPOSITIONS,
+        ),

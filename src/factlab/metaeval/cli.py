@@ -19,6 +19,7 @@ COMMAND_MODULES = {
     "detection": "factlab.metaeval.scorers",
     "frank-scorers": "factlab.metaeval.frank_scorers",
     "localisation": "factlab.metaeval.localisation_command",
+    "qa-decomposition": "factlab.metaeval.qa_decomposition",
 }
 
 

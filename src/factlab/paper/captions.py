@@ -60,6 +60,14 @@ FRANK_SCORERS = (
     "summaries and per subset, with a document-bootstrap 95\\% CI on all."
 )
 
+QA_DECOMPOSITION = (
+    "QASemConsistency's decomposition measured on its own benchmark, one model, aggregation and threshold: ROC AUC "
+    "$\\times$ 100 (positive = consistent) of the response score when the response is decomposed into the annotated "
+    "QAs, into factlab's parser's QAs (the cost of an automatic decomposition), or into its sentences (the value of "
+    "QAs); and per annotated QA, the AUC of the QA's own score against that of the sentence holding it, with their "
+    "difference and a response-bootstrap 95\\% CI."
+)
+
 LOCALISATION = (
     "Token-level localisation: each scorer's per-sentence support projected onto the output's tokens (flagged "
     "when below the threshold), against XSumFaith's hallucination spans (majority of 3 workers) and WiCE's "
@@ -251,6 +259,12 @@ REPORT_CAPTIONS: dict[str, str] = {
     ),
     "frank_scorers_table": FRANK_SCORERS,
     "localisation_table": LOCALISATION,
+    "qa_decomposition_table": _report(
+        QA_DECOMPOSITION,
+        f"Model, aggregation and threshold: {_param('score.qasem_consistency')}. Tables: "
+        f"{_texttt(f'{_METAEVAL}/qa_decomposition/response_detection.csv')}, "
+        f"{_texttt(f'{_METAEVAL}/qa_decomposition/qa_detection.csv')}.",
+    ),
     "pipeline_cost_table": _pipeline_cost(
         f"The scoring engine's pairs per second against AlignScore's reference loop: "
         f"{_texttt('results/benchmarks/scoring_throughput.json')}."

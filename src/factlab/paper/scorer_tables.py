@@ -3,7 +3,9 @@
 - `detection-table`: results/metaeval/detection/auc.csv, every scorer on every scored benchmark;
 - `frank-scorers-table`: results/metaeval/frank_scorers/correlations.csv (FRANK's protocol);
 - `localisation-table`: results/metaeval/localisation/tokens.csv;
-- `retrieval-table`: results/score/wice_claims/scale_retrieval.json (SCALE's evidence retrieval).
+- `retrieval-table`: results/score/wice_claims/scale_retrieval.json (SCALE's evidence retrieval);
+- `qa-decomposition-table`: results/metaeval/qa_decomposition/{response,qa}_detection.csv (QASemConsistency's QAs
+  against sentences and against the parser's QAs).
 """
 
 from __future__ import annotations
@@ -31,10 +33,16 @@ def register(commands: Any) -> None:
         parser.add_argument("--out-md", required=True)
         parser.add_argument("--out-tex", required=True)
         parser.set_defaults(func=run_table, table=name)
+    parser = commands.add_parser("qa-decomposition-table", help="QASemConsistency: gold QAs vs parser QAs vs sentences")
+    parser.add_argument("--responses", required=True, help="response_detection.csv")
+    parser.add_argument("--qas", required=True, help="qa_detection.csv")
+    parser.add_argument("--out-md", required=True)
+    parser.add_argument("--out-tex", required=True)
+    parser.set_defaults(func=run_qa_decomposition_table)
 
 
 def interval(low: float, high: float, scale: float = 1.0) -> str:
-    return "" if pd.isna(low) or pd.isna(high) else f"{scale * low:.1f}-{scale * high:.1f}"
+    return "" if pd.isna(low) or pd.isna(high) else f"[{scale * low:.1f}, {scale * high:.1f}]"
 
 
 def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
@@ -100,6 +108,30 @@ def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
             for row in report["summary"]
         ]
     )
+
+
+DECOMPOSITION_LABELS = {"gold_qas": "gold QAs", "parser_qas": "parser QAs", "sentences": "sentences"}
+
+
+def qa_decomposition_frame(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.DataFrame:
+    """One row per task (and all): response AUC x 100 per decomposition; QA-level AUC x 100 of the QA's own score
+    and of its sentence's, and their difference with its 95% CI."""
+    auc = responses.pivot_table(index="task", columns="decomposition", values="roc_auc", sort=False, dropna=False)
+    table = pd.DataFrame({"responses": responses.groupby("task", sort=False)["n"].max()})
+    for decomposition, label in DECOMPOSITION_LABELS.items():
+        table[f"AUC {label}"] = 100 * auc[decomposition]
+    qa = qas.set_index("task").reindex(table.index)
+    table["QAs"] = qa["qas"].astype("Int64")
+    table["QA AUC own"] = 100 * qa["roc_auc_qa"]
+    table["QA AUC sentence's"] = 100 * qa["roc_auc_sentence"]
+    table["difference"] = 100 * qa["roc_auc_difference"]
+    table["95% CI"] = [interval(lo, hi, 100) for lo, hi in zip(qa["difference_low"], qa["difference_high"], strict=True)]
+    return table.reset_index()
+
+
+def run_qa_decomposition_table(args: argparse.Namespace) -> None:
+    frame = qa_decomposition_frame(pd.read_csv(args.responses), pd.read_csv(args.qas))
+    write_tables(frame, args.out_md, args.out_tex, captions.QA_DECOMPOSITION, "tab:qa-decomposition")
 
 
 def run_table(args: argparse.Namespace) -> None:
