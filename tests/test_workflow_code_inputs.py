@@ -89,3 +89,42 @@ def test_editing_a_table_layout_recomputes_no_statistic(jobs):
         assert reached and all(
             rule.startswith(("tabulate_", "plot_")) or rule in {"write_paper_main", "paper_pdf"} for rule in reached
         ), (module, reached)
+
+
+def qas_commands(tmp_path: Path, overrides: dict) -> list[str]:
+    """The preprocess_qas shell commands of a dry run with `overrides` merged over params.yaml."""
+    import yaml
+
+    configfile = tmp_path / f"override{len(list(tmp_path.iterdir()))}.yaml"
+    configfile.write_text(yaml.safe_dump(overrides))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "-p",
+            "--forceall",
+            "--until",
+            "preprocess_qas",
+            "--configfile",
+            str(configfile),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    commands = [line for line in (result.stdout + result.stderr).splitlines() if "factlab preprocess qas" in line]
+    assert commands
+    return sorted(commands)
+
+
+@pytest.mark.slow
+def test_hub_decoding_settings_reach_preprocess_qas_only_with_the_hub_parser(tmp_path):
+    hub = {"format": "qanom_seq2seq", "num_beams": 8, "max_new_tokens": 64}
+    trained = qas_commands(tmp_path, {})
+    assert trained == qas_commands(tmp_path, {"qasem": {"hub": hub}})  # nothing to rerun
+    assert not any("--num-beams" in command for command in trained)
+    with_hub = qas_commands(tmp_path, {"qasem": {"parser": "hub", "hub": hub}})
+    assert all("--hub-format qanom_seq2seq --num-beams 8 --max-new-tokens 64" in command for command in with_hub)

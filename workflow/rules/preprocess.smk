@@ -144,6 +144,14 @@ rule preprocess:
 # above; hub: a published T5 by hub id or local folder, for online users).
 QASEM_PARSER = param("qasem.parser")
 QASEM_HUB_MODEL = param("qasem.hub.model")
+# The hub parser's decoding settings reach the rule only when it is used: with the trained parser,
+# changing them reruns nothing.
+QASEM_HUB_ARGUMENTS = (
+    f"--hub-format {param('qasem.hub.format')} --num-beams {param('qasem.hub.num_beams')} "
+    f"--max-new-tokens {param('qasem.hub.max_new_tokens')}"
+    if QASEM_PARSER == "hub"
+    else ""
+)
 
 
 rule preprocess_qas:
@@ -169,15 +177,12 @@ rule preprocess_qas:
             else QASEM_HUB_MODEL
         ),
         device=param("qasem.device"),
-        hub_format=param("qasem.hub.format"),
-        num_beams=param("qasem.hub.num_beams"),
-        max_new_tokens=param("qasem.hub.max_new_tokens"),
-        batch_size=param("qasem.hub.batch_size"),
+        batch_size=param("qasem.batch_size"),
+        hub=QASEM_HUB_ARGUMENTS,
     shell:
         "factlab preprocess qas --benchmark {wildcards.benchmark} --sentences {input.sentences} "
         "--parser {params.parser} --model {params.model} --device {params.device} --batch-size {params.batch_size} "
-        "--hub-format {params.hub_format} --num-beams {params.num_beams} --max-new-tokens {params.max_new_tokens} "
-        "--out {output.qas} --report {output.report} > {log} 2>&1"
+        "{params.hub} --out {output.qas} --report {output.report} > {log} 2>&1"
 
 
 QAS_OUTPUTS = expand(

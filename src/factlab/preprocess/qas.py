@@ -168,23 +168,32 @@ def register(commands: Any) -> None:
     qas.add_argument("--model", required=True, help="trained: the model folder; hub: a hub id or local folder")
     qas.add_argument("--device", required=True, choices=DEVICES)
     qas.add_argument("--batch-size", type=positive_int, required=True)
-    qas.add_argument("--hub-format", required=True)
-    qas.add_argument("--num-beams", type=positive_int, required=True)
-    qas.add_argument("--max-new-tokens", type=positive_int, required=True)
+    # The hub parser's decoding settings (params.yaml qasem.hub): required with --parser hub, refused otherwise.
+    qas.add_argument("--hub-format")
+    qas.add_argument("--num-beams", type=positive_int)
+    qas.add_argument("--max-new-tokens", type=positive_int)
     qas.add_argument("--out", required=True, help="qas.parquet")
     qas.add_argument("--report", required=True)
     qas.set_defaults(func=run_qas)
 
 
+HUB_ARGUMENTS = ("hub_format", "num_beams", "max_new_tokens")
+
+
 def run_qas(args: argparse.Namespace) -> None:
+    given = [name for name in HUB_ARGUMENTS if getattr(args, name) is not None]
+    if args.parser == "hub" and len(given) < len(HUB_ARGUMENTS):
+        missing = ", ".join("--" + name.replace("_", "-") for name in HUB_ARGUMENTS if name not in given)
+        raise ConfigError(f"--parser hub needs {missing} (params.yaml qasem.hub)")
+    if args.parser == "trained" and given:
+        raise ConfigError(f"--parser trained takes no hub settings, got {', '.join('--' + n.replace('_', '-') for n in given)}")
+    hub = {name: getattr(args, name) for name in given}
     parser = load_qasem_parser(
         args.parser,
         args.model,
         device=args.device,
         batch_size=args.batch_size,
-        hub_format=args.hub_format,
-        num_beams=args.num_beams,
-        max_new_tokens=args.max_new_tokens,
+        **hub,
     )
     qas, report = qa_units(
         pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark, parser_counts=lambda: parser.counts
