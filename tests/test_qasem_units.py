@@ -80,3 +80,22 @@ def test_a_sentence_the_parser_fails_on_is_named(sentences, tmp_path):
 def test_unknown_parser_kind_is_refused():
     with pytest.raises(ValueError, match="unknown QASem parser kind 'llm'"):
         load_qasem_parser("llm", "x")
+
+
+@pytest.mark.parametrize(
+    ("parser", "extra", "message"),
+    [
+        ("hub", ["--num-beams", "4"], "--parser hub needs --hub-format, --max-new-tokens (params.yaml qasem.hub)"),
+        ("trained", ["--num-beams", "4"], "--parser trained takes no hub settings, got --num-beams"),
+    ],
+)
+def test_qas_command_checks_hub_settings_before_loading_anything(tmp_path, capsys, parser, extra, message) -> None:
+    from factlab.cli import main
+
+    out = tmp_path / "qas.parquet"
+    command = ["preprocess", "qas", "--benchmark", "b", "--sentences", str(tmp_path / "none.parquet"), "--parser", parser]
+    command += ["--model", str(tmp_path), "--device", "cpu", "--batch-size", "2", *extra, "--out", str(out), "--report", "r.json"]
+    assert main(command) != 0
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and message in error[0]
+    assert not out.exists()
