@@ -16,7 +16,8 @@ loading it needs neither the hub nor the packaged weights.
 
 `HubNLIScorer` is the other `PairScorer` here: any hub or local sequence classifier trained for NLI
 (e.g. a DeBERTa-MNLI checkpoint) whose entailment label is declared; support = P(entailment). A
-seq2seq model is a third (`factlab.models.yesno`: SCALE's yes/no prompt, support = P("Yes")).
+seq2seq model is a third (`factlab.models.yesno`: SCALE's yes/no prompt, support = P("Yes")), and a
+released AlignScore `.ckpt` a fourth (`factlab.models.alignscore_checkpoint`).
 
 Both are also `DistributionScorer`s: `probabilities` gives the whole 3-way distribution in the order
 `DISTRIBUTION_CLASSES` (entail, neutral, contradict), what SummaC reads (it subtracts the largest
@@ -320,8 +321,9 @@ def nli_distribution(probs: torch.Tensor, entailment_index: int, contradiction_i
 def load_pair_scorer(
     model: str, *, device: str = "auto", entailment_label: str = "entailment", contradiction_label: str = "contradiction"
 ) -> PairScorer:
-    """`model`: a trained aligner folder (has aligner.json), else a hub id / folder of an NLI classifier
-    or of a seq2seq model (encoder-decoder config: asked SCALE's yes/no question, factlab.models.yesno).
+    """`model`: a trained aligner folder (has aligner.json), a released AlignScore checkpoint (a `.ckpt`
+    file: factlab.models.alignscore_checkpoint), else a hub id / folder of an NLI classifier or of a
+    seq2seq model (encoder-decoder config: asked SCALE's yes/no question, factlab.models.yesno).
 
     The aligner and a classifier are `DistributionScorer`s; `contradiction_label` only matters for a
     classifier's 3-way distribution. A yes/no model gives support only (the engine says so when a
@@ -329,6 +331,10 @@ def load_pair_scorer(
     """
     if (Path(model) / CONFIG_FILE).is_file():
         return AlignerScorer.load(model, device=device)
+    from factlab.models.alignscore_checkpoint import AlignScoreCheckpointScorer, is_alignscore_checkpoint
+
+    if is_alignscore_checkpoint(model):
+        return AlignScoreCheckpointScorer(model, device=device)
     from factlab.models.yesno import HubYesNoScorer, is_seq2seq
 
     if is_seq2seq(model):
