@@ -2,6 +2,11 @@
 #   results/report/<benchmark>/<scorer>.html   every output with its sentences coloured by support, the evidence
 #                                              highlighted in the source, gold spans where given, filters and paging
 REPORT_BENCHMARKS = param("report.localise.benchmarks") or SCORE_BENCHMARKS
+_not_scored = sorted(set(REPORT_BENCHMARKS) - set(SCORE_BENCHMARKS))
+if _not_scored:
+    raise ConfigError(
+        f"params.yaml report.localise.benchmarks names benchmarks that score.benchmarks does not score: {_not_scored}"
+    )
 REPORT_SCORERS = param("report.localise.scorers") or SCORERS
 REPORT_GOLD = param("report.localise.gold")
 
