@@ -143,3 +143,34 @@ def test_head_examples_are_held_out_long_pairs_split_by_document() -> None:
     assert chosen["part"].nunique() == 1  # one document: both pairs on the same side
     with pytest.raises(FactlabError, match="lack both labels"):
         head_examples(mixture.assign(label_bin=1), ConvTrainSettings(origins=["factcg"]))
+
+
+def test_conv_after_zs_scores_no_pair_twice_and_the_same(tmp_path: Path, scorer: AlignerScorer) -> None:
+    """The Conv job of a shard starts from the pairs the ZS job saved (rule score_summac_zs's `pairs` output)."""
+    from factlab.models.engine import PairCache
+    from factlab.score.summac import score_summac_zs
+
+    data = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv").head(3)
+    examples = pd.DataFrame(
+        {
+            "example_id": ["a", "b", "c"],
+            "doc_id": ["d0", "d1", "d2"],
+            "source": list(data["document"]),
+            "output": list(data["summary"]),
+        }
+    )
+    sentences, _ = sentence_units(examples, "fixture")
+    settings = ConvSettings(bins="even50", variant="corrected")
+    torch.manual_seed(0)
+    head = ConvHead(50)
+    engine = EngineSettings(progress=False)
+    alone, alone_counts = score_summac_conv(examples, sentences, scorer, settings, engine, head)
+    zs_cache = PairCache()
+    _, zs_counts = score_summac_zs(examples, sentences, scorer, settings.zs_settings, engine, zs_cache)
+    zs_cache.save(tmp_path / "pairs.parquet")
+    shared, counts = score_summac_conv(
+        examples, sentences, scorer, settings, engine, head, PairCache.load(tmp_path / "pairs.parquet")
+    )
+    assert alone_counts["distinct_pairs_scored"] == zs_counts["distinct_pairs_scored"] > 0
+    assert counts["distinct_pairs_scored"] == 0 and counts["pairs_from_cache_or_duplicates"] == counts["pairs"]
+    assert shared["score"].tolist() == pytest.approx(alone["score"].tolist(), abs=1e-6)

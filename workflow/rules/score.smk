@@ -124,6 +124,8 @@ rule score_summac_zs:
     output:
         scores=temp(f"{SHARD_DIR}/summac_zs/{{shard}}.parquet"),
         report=temp(f"{SHARD_DIR}/summac_zs/{{shard}}.json"),
+        # the NLI matrices' pairs, read by this shard's SummaC-Conv job (same backbone): scored once
+        pairs=temp(f"{SHARD_DIR}/summac_zs/{{shard}}.pairs.parquet"),
     log:
         "logs/score/{benchmark}/summac_zs.{shard}.log",
     benchmark:
@@ -158,7 +160,8 @@ rule score_summac_zs:
         "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--contradiction-label {params.contradiction_label:q} --settings {params.settings:q} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
-        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} "
+        "--pairs-out {output.pairs} > {log} 2>&1"
 
 
 rule fit_summac_conv:
@@ -203,6 +206,7 @@ rule score_summac_conv:
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         model=list(ALIGNER_MODEL.values()) if TRAINED_SUMMAC else [],
         head=SUMMAC_CONV_HEAD,
+        pairs=([rules.score_summac_zs.output.pairs] if "summac_zs" in SCORERS else []),
         code=code("score", "summac-conv"),
     output:
         scores=temp(f"{SHARD_DIR}/summac_conv/{{shard}}.parquet"),
@@ -225,6 +229,7 @@ rule score_summac_conv:
             {k: v for k, v in param("score.summac_conv").items() if k != "train"},
             sort_keys=True,
         ),
+        pairs_in=lambda wildcards, input: input.pairs[0] if input.pairs else "none",
         max_examples=PREPROCESS_MAX_EXAMPLES,
         shards=SCORE_SHARDS,
         token_budget=param("score.engine.token_budget"),
@@ -236,6 +241,7 @@ rule score_summac_conv:
         "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
         "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--contradiction-label {params.contradiction_label:q} --head {input.head} --settings {params.settings:q} "
+        "--pairs-in {params.pairs_in} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
@@ -382,7 +388,6 @@ rule score_qasem_consistency:
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
-
 # QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs
 # scored three ways with score.qasem_consistency's model, aggregation and threshold.
 QA_DECOMPOSITIONS = {
@@ -461,6 +466,7 @@ rule score_qa_decomposition:
         "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
 
 BASELINE_SCORERS = [
     "embedding_cosine",

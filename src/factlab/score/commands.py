@@ -95,17 +95,30 @@ def run_pair_job(
     scorer_name: str,
     score: Callable[..., tuple[pd.DataFrame, dict[str, Any]]],
     settings: Any,
+    *,
+    pairs_in: str | None = None,
+    pairs_out: str | None = None,
     **labels: str,
 ) -> None:
     """A model-based scoring job: this shard's examples, the pair scorer (`labels`: its NLI label names),
-    `score(examples, sentences, scorer, settings, engine)`, and the job's table and report."""
+    `score(examples, sentences, scorer, settings, engine)`, and the job's table and report.
+
+    `pairs_in` / `pairs_out`: a pair cache (`PairCache` parquet) read before scoring and written after, so that a
+    later job with the same weights (SummaC-Conv after SummaC-ZS) runs only the pairs the earlier one did not;
+    `score` then takes a `cache` argument.
+    """
     from factlab.models.aligner import load_pair_scorer
+    from factlab.models.engine import PairCache
 
     started = time.perf_counter()
     examples = job_examples(args)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label, **labels)
+    cache = PairCache.load(pairs_in) if pairs_in else PairCache()
     load_seconds = time.perf_counter() - started
-    scores, counts = score(examples, pd.read_parquet(args.sentences), scorer, settings, engine_settings(args))
+    shared = {"cache": cache} if pairs_in or pairs_out else {}
+    scores, counts = score(examples, pd.read_parquet(args.sentences), scorer, settings, engine_settings(args), **shared)
+    if pairs_out:
+        cache.save(pairs_out)
     write_job(
         args,
         scorer_name,

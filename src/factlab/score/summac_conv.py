@@ -204,9 +204,12 @@ def score_summac_conv(
     settings: ConvSettings,
     engine: EngineSettings | None,
     head: ConvHead,
+    cache: PairCache | None = None,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
-    """SummaC-Conv of every example; the detail keeps each sentence's linear score (higher = better supported)."""
-    images = entailment_images(examples, sentences, scorer, settings, engine)
+    """SummaC-Conv of every example; the detail keeps each sentence's linear score (higher = better supported).
+
+    `cache`: pairs already scored with the same weights (SummaC-ZS's job of this shard)."""
+    images = entailment_images(examples, sentences, scorer, settings, engine, cache)
     histograms, mask = histogram_batch(images, bin_edges(settings.bins))
     scores, per_sentence = head_scores(head, histograms, mask)
     records = []
