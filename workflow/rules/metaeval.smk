@@ -405,6 +405,7 @@ rule evaluate_qa_decomposition:
         "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
         "--ece-bins {params.ece_bins} --out-qas {output.qas} --out-responses {output.responses} > {log} 2>&1"
 
+
 rule metaeval:
     input:
         rules.evaluate_localisation.output if LOCALISATION_RUN else [],
