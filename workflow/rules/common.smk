@@ -182,6 +182,16 @@ def report_optional_arguments(wildcards, input):
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 
+def qa_decomposition_qas(wildcards):
+    """The QA table of one decomposition of score_qa_decomposition (score.smk): gold, the parser's, or none."""
+    source = QA_DECOMPOSITIONS[wildcards.decomposition]
+    if source["decomposition"] == "sentences":
+        return []
+    if source["qa_source"] == "parser":
+        return [f"results/preprocess/{wildcards.benchmark}/qas.parquet"]
+    return [GOLD_QAS[wildcards.benchmark]]
+
+
 def qasem_consistency_qas(wildcards):
     """The QA table a score_qasem_consistency job reads: none (decomposition sentences), the parser's, or gold."""
     if QASEM_CONSISTENCY["decomposition"] == "sentences":

@@ -402,16 +402,6 @@ QA_DECOMPOSITION_BENCHMARKS = (
 )
 
 
-def qa_decomposition_qas(wildcards):
-    """The QA table of one decomposition: gold, the parser's, or none (sentences)."""
-    source = QA_DECOMPOSITIONS[wildcards.decomposition]
-    if source["decomposition"] == "sentences":
-        return []
-    if source["qa_source"] == "parser":
-        return [f"results/preprocess/{wildcards.benchmark}/qas.parquet"]
-    return [GOLD_QAS[wildcards.benchmark]]
-
-
 rule score_qa_decomposition:
     input:
         data="results/data/{benchmark}.parquet",
