@@ -127,3 +127,28 @@ def test_a_killed_writers_temporary_is_swept_by_the_next_write(tmp_path):
     assert not stale.exists() and other.exists()
     assert (tmp_path / "frank.parquet").read_text() == "done"
     assert ".*.tmp" in (ROOT / ".dvcignore").read_text().splitlines()  # and DVC never commits one
+
+
+def test_a_rerun_without_mirror_or_network_restores_the_last_verified_files(qags_entry, mirror, tmp_path, caplog):
+    """Snakemake deletes a dataset's folder before rerunning its download job; the verified files come back."""
+    import shutil
+
+    from factlab.download.fetch import fetch_dataset, last_good_path
+
+    raw = tmp_path / "raw"
+    [path] = fetch_dataset([qags_entry], raw, [mirror], allow_network=False)
+    kept = last_good_path(raw, qags_entry)
+    assert kept.stat().st_ino == path.stat().st_ino  # a hard link: no second copy on disk
+    shutil.rmtree(raw / qags_entry.dataset)
+    with caplog.at_level("INFO"):
+        [restored] = fetch_dataset([qags_entry], raw, [], allow_network=False)
+    assert sha256_file(restored) == qags_entry.sha256
+    assert "restored from the last verified copy" in caplog.text
+    shutil.rmtree(raw / qags_entry.dataset)
+    kept.write_bytes(b"damaged")  # the only link left: a damaged last-good copy is passed over for the mirror
+    [again] = fetch_dataset([qags_entry], raw, [mirror], allow_network=False)
+    assert sha256_file(again) == qags_entry.sha256 and sha256_file(kept) == qags_entry.sha256
+    shutil.rmtree(raw / qags_entry.dataset)
+    kept.write_bytes(b"damaged")
+    with pytest.raises(DownloadError, match="is missing"):
+        fetch_dataset([qags_entry], raw, [], allow_network=False)

@@ -1,4 +1,10 @@
-"""Fetch upstream files: a local mirror first, the URL second, sha256 checked either way."""
+"""Fetch upstream files: a local mirror first, the URL second, sha256 checked either way.
+
+Every verified file is also hard-linked (no extra disk) under `<raw_root>/.last-good/`, which is the first
+source the next fetch tries: Snakemake deletes a dataset's folder before it reruns the download job (after a
+manifest or code change), and without that copy a rerun whose mirror or network cannot supply a file would
+lose files that were already verified. `.last-good/` is not an output of any rule and DVC ignores it.
+"""
 
 from __future__ import annotations
 
@@ -37,6 +43,27 @@ def place_verified(entry: ManifestEntry, target: Path, write: Callable[[Path], N
     return None
 
 
+LAST_GOOD = ".last-good"
+
+
+def last_good_path(raw_root: str | Path, entry: ManifestEntry) -> Path:
+    return local_path(Path(raw_root) / LAST_GOOD, entry)
+
+
+def keep_last_good(raw_root: str | Path, entry: ManifestEntry, path: Path) -> None:
+    """Hard-link the verified `path` to its last-good place (a copy where links are not possible), atomically."""
+    kept = last_good_path(raw_root, entry)
+    if kept.is_file() and kept.stat().st_ino == path.stat().st_ino:
+        return
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(kept) as staging:
+        try:
+            staging.unlink(missing_ok=True)
+            staging.hardlink_to(path)
+        except OSError:
+            shutil.copyfile(path, staging)
+
+
 def mirror_candidates(entry: ManifestEntry, mirror_dirs: Sequence[str | Path]) -> list[Path]:
     return [path for mirror in mirror_dirs if (path := Path(mirror) / entry.relpath).is_file()]
 
@@ -59,6 +86,12 @@ def fetch(
     if target.is_file() and sha256_file(target) == entry.sha256:
         return target
     failures = []
+    kept = last_good_path(raw_root, entry)
+    if kept.is_file():
+        if place_verified(entry, target, lambda tmp: shutil.copyfile(kept, tmp)) is None:
+            log.info("%s: restored from the last verified copy %s", entry.relpath, kept)
+            return target
+        log.warning("last verified copy %s no longer matches its checksum: trying the mirrors", kept)
     for source in mirror_candidates(entry, mirror_dirs):
         actual = place_verified(entry, target, lambda tmp, source=source: shutil.copyfile(source, tmp))
         if actual is None:
@@ -98,5 +131,6 @@ def fetch_dataset(
     paths = []
     for entry in tqdm(entries, desc=f"download {entries[0].dataset}", unit="file", disable=len(entries) < 20):
         paths.append(fetch(entry, raw_root, mirror_dirs, allow_network))
+        keep_last_good(raw_root, entry, paths[-1])
     log.info("verified %d files of %s", len(paths), entries[0].dataset)
     return paths
