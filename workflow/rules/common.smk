@@ -182,25 +182,28 @@ def report_optional_arguments(wildcards, input):
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 
-def qa_decomposition_qas(wildcards):
-    """The QA table of one decomposition of score_qa_decomposition (score.smk): gold, the parser's, or none."""
-    source = QA_DECOMPOSITIONS[wildcards.decomposition]
-    if source["decomposition"] == "sentences":
+def qasem_consistency_qa_table(benchmark, settings):
+    """The QA table a QASemConsistency job with `settings` (decomposition, qa_source) reads: none
+    (decomposition sentences), the parser's, or gold."""
+    if settings["decomposition"] == "sentences":
         return []
-    if source["qa_source"] == "parser":
-        return [f"results/preprocess/{wildcards.benchmark}/qas.parquet"]
-    return [GOLD_QAS[wildcards.benchmark]]
+    if settings["qa_source"] == "parser":
+        return [f"results/preprocess/{benchmark}/qas.parquet"]
+    if benchmark not in GOLD_QAS:
+        raise ConfigError(
+            f"params.yaml score.qasem_consistency.qa_source is gold, but benchmark {benchmark!r} "
+            f"has no gold QAs (only {sorted(GOLD_QAS)})"
+        )
+    return [GOLD_QAS[benchmark]]
 
 
 def qasem_consistency_qas(wildcards):
-    """The QA table a score_qasem_consistency job reads: none (decomposition sentences), the parser's, or gold."""
-    if QASEM_CONSISTENCY["decomposition"] == "sentences":
-        return []
-    if QASEM_CONSISTENCY["qa_source"] == "parser":
-        return [f"results/preprocess/{wildcards.benchmark}/qas.parquet"]
-    if wildcards.benchmark not in GOLD_QAS:
-        raise ConfigError(
-            f"params.yaml score.qasem_consistency.qa_source is gold, but benchmark {wildcards.benchmark!r} "
-            f"has no gold QAs (only {sorted(GOLD_QAS)})"
-        )
-    return [GOLD_QAS[wildcards.benchmark]]
+    """The QA table of a score_qasem_consistency job (score.qasem_consistency's decomposition)."""
+    return qasem_consistency_qa_table(wildcards.benchmark, QASEM_CONSISTENCY)
+
+
+def qa_decomposition_qas(wildcards):
+    """The QA table of one decomposition of score_qa_decomposition (score.smk)."""
+    return qasem_consistency_qa_table(
+        wildcards.benchmark, QA_DECOMPOSITIONS[wildcards.decomposition]
+    )

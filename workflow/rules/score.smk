@@ -337,6 +337,36 @@ QASEM_CONSISTENCY_MODEL_KEYS = ("model", "entailment_label")
 GOLD_QAS = {"qasem_consistency": "results/data/qasem_consistency_qas.parquet"}
 
 
+QASEM_CONSISTENCY_SETTINGS = {
+    key: value
+    for key, value in QASEM_CONSISTENCY.items()
+    if key not in QASEM_CONSISTENCY_MODEL_KEYS
+}
+# What every QASemConsistency scoring job passes (score_qasem_consistency, score_qa_decomposition); each rule
+# adds its settings and its shard.
+QASEM_CONSISTENCY_JOB = dict(
+    model=lambda wildcards, input: aligner_model_argument(
+        input, QASEM_CONSISTENCY["model"]
+    ),
+    entailment_label=param("score.qasem_consistency.entailment_label"),
+    qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
+    chunk_policy=param("preprocess.alignscore.policy"),
+    max_examples=PREPROCESS_MAX_EXAMPLES,
+    token_budget=param("score.engine.token_budget"),
+    max_batch_pairs=param("score.engine.max_batch_pairs"),
+    precision=param("score.engine.precision"),
+    device=param("score.device"),
+)
+QASEM_CONSISTENCY_COMMAND = (
+    "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+    "--max-examples {params.max_examples} --shard {params.shard} --shards {params.shards} "
+    "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
+    "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
+    "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+    "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+)
+
+
 rule score_qasem_consistency:
     input:
         data="results/data/{benchmark}.parquet",
@@ -359,33 +389,12 @@ rule score_qasem_consistency:
         gpu=int(param("score.device") == "cuda"),
         mem_mb=param("score.mem_mb"),
     params:
-        model=lambda wildcards, input: aligner_model_argument(
-            input, QASEM_CONSISTENCY["model"]
-        ),
-        entailment_label=param("score.qasem_consistency.entailment_label"),
-        qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
-        settings=json.dumps(
-            {
-                key: value
-                for key, value in QASEM_CONSISTENCY.items()
-                if key not in QASEM_CONSISTENCY_MODEL_KEYS
-            },
-            sort_keys=True,
-        ),
-        chunk_policy=param("preprocess.alignscore.policy"),
-        max_examples=PREPROCESS_MAX_EXAMPLES,
+        **QASEM_CONSISTENCY_JOB,
+        settings=json.dumps(QASEM_CONSISTENCY_SETTINGS, sort_keys=True),
+        shard=lambda wildcards: wildcards.shard,
         shards=SCORE_SHARDS,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
     shell:
-        "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
-        "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
-        "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
-        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
-        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+        QASEM_CONSISTENCY_COMMAND
 
 
 # QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs
@@ -427,35 +436,18 @@ rule score_qa_decomposition:
         gpu=int(param("score.device") == "cuda"),
         mem_mb=param("score.mem_mb"),
     params:
-        model=lambda wildcards, input: aligner_model_argument(
-            input, QASEM_CONSISTENCY["model"]
-        ),
-        entailment_label=param("score.qasem_consistency.entailment_label"),
-        qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
+        **QASEM_CONSISTENCY_JOB,
         settings=lambda wildcards: json.dumps(
             {
-                **{
-                    key: value
-                    for key, value in QASEM_CONSISTENCY.items()
-                    if key not in QASEM_CONSISTENCY_MODEL_KEYS
-                },
+                **QASEM_CONSISTENCY_SETTINGS,
                 **QA_DECOMPOSITIONS[wildcards.decomposition],
             },
             sort_keys=True,
         ),
-        chunk_policy=param("preprocess.alignscore.policy"),
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        shard=0,
+        shards=1,
     shell:
-        "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard 0 --shards 1 "
-        "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
-        "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
-        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
-        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+        QASEM_CONSISTENCY_COMMAND
 
 
 BASELINE_SCORERS = [
