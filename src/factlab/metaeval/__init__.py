@@ -17,6 +17,7 @@ from factlab.metaeval.calibration import (
     ReliabilityBin,
     expected_calibration_error,
     reliability_bins,
+    reliability_records,
 )
 from factlab.metaeval.correlation import Correlation, correlation, correlation_coefficient, kendall, pearson, spearman
 from factlab.metaeval.detection import (
@@ -64,6 +65,7 @@ __all__ = [
     "partial_correlation",
     "pearson",
     "reliability_bins",
+    "reliability_records",
     "residualize",
     "roc_auc",
     "spearman",

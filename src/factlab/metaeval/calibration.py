@@ -138,6 +138,22 @@ def reliability_bins(
     return expected_calibration_error(y_true, y_score, n_bins=n_bins, binning=binning).bins
 
 
+def reliability_records(y_true: ArrayLike, y_score: ArrayLike, *, n_bins: int = DEFAULT_BINS) -> list[dict[str, float]]:
+    """Equal-width reliability bins as table rows (bin, lower, upper, count, mean_score, consistent_share): the
+    columns of every reliability.csv, which `factlab paper reliability-figure` draws."""
+    return [
+        {
+            "bin": index,
+            "lower": b.lower,
+            "upper": b.upper,
+            "count": b.count,
+            "mean_score": b.mean_confidence,
+            "consistent_share": b.accuracy,
+        }
+        for index, b in enumerate(reliability_bins(y_true, y_score, n_bins=n_bins))
+    ]
+
+
 def expected_calibration_error(
     y_true: ArrayLike, y_score: ArrayLike, *, n_bins: int = DEFAULT_BINS, binning: Binning = "equal_width"
 ) -> CalibrationResult:

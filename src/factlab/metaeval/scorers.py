@@ -29,7 +29,7 @@ from factlab.commands import write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator, reliability_bins
+from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator, reliability_records
 from factlab.metaeval.detection import balanced_accuracy, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
@@ -226,20 +226,9 @@ def reliability_rows(
     if calibrate is not None:
         variants.append((f"{scorer}, {ISOTONIC}", ISOTONIC, calibrate(values)))
     return [
-        {
-            "metric": metric,
-            "scorer": scorer,
-            "variant": variant,
-            "n": len(labels),
-            "bin": index,
-            "lower": b.lower,
-            "upper": b.upper,
-            "count": b.count,
-            "mean_score": b.mean_confidence,
-            "consistent_share": b.accuracy,
-        }
+        {"metric": metric, "scorer": scorer, "variant": variant, "n": len(labels), **record}
         for metric, variant, scores in variants
-        for index, b in enumerate(reliability_bins(labels, scores, n_bins=n_bins))
+        for record in reliability_records(labels, scores, n_bins=n_bins)
     ]
 
 

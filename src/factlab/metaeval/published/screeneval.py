@@ -37,7 +37,7 @@ from factlab.metaeval import (
     expected_calibration_error,
     kendall,
     pearson,
-    reliability_bins,
+    reliability_records,
     roc_auc,
     threshold_policy_result,
 )
@@ -216,18 +216,7 @@ def reliability_table(
         group = frame[(frame["experiment"] == experiment) & (frame["metric"] == metric)]
         if group.empty:
             raise DataError(f"no scores of metric {metric!r} in experiment {experiment!r}", field="metric")
-        for index, b in enumerate(reliability_bins(group["label"], group["score"], n_bins=n_bins)):
-            rows.append(
-                {
-                    "metric": metric,
-                    "bin": index,
-                    "lower": b.lower,
-                    "upper": b.upper,
-                    "count": b.count,
-                    "mean_score": b.mean_confidence,
-                    "consistent_share": b.accuracy,
-                }
-            )
+        rows += [{"metric": metric, **record} for record in reliability_records(group["label"], group["score"], n_bins=n_bins)]
     return pd.DataFrame(rows)
 
 
