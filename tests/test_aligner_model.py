@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from transformers import BertConfig, BertForSequenceClassification
+from tiny_aligner import tiny_bert_config
+from transformers import BertForSequenceClassification
 
 from factlab.errors import FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerScorer, HubNLIScorer, load_pair_scorer, new_network, save_aligner
@@ -36,12 +37,7 @@ def test_saved_aligner_scores_the_same(tmp_path: Path) -> None:
 def tiny_classifier(folder: Path, labels: list[str]) -> Path:
     """A 1-layer BERT classifier built from a config (what an online user's DeBERTa-MNLI stands for)."""
     tokenizer = load_tokenizer()
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
+    config = tiny_bert_config(
         num_labels=len(labels),
         id2label=dict(enumerate(labels)),
         label2id={label: index for index, label in enumerate(labels)},

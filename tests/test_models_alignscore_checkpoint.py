@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from tiny_aligner import tiny_bert_config
 from torch import nn
 from transformers import BertConfig, BertForPreTraining, BertModel
 
@@ -49,14 +50,7 @@ class BERTAlignModel(nn.Module):
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BERTAlignModel]:
     folder = tmp_path_factory.mktemp("alignscore")
     tokenizer = load_tokenizer()
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        initializer_range=0.1,
-    )
+    config = tiny_bert_config(initializer_range=0.1)
     config.save_pretrained(folder / "backbone")
     tokenizer.save_pretrained(folder / "backbone")
     torch.manual_seed(3)

@@ -177,17 +177,16 @@ def register(commands: Any) -> None:
     qas.set_defaults(func=run_qas)
 
 
-HUB_ARGUMENTS = ("hub_format", "num_beams", "max_new_tokens")
+HUB_ARGUMENTS = {"hub_format": "--hub-format", "num_beams": "--num-beams", "max_new_tokens": "--max-new-tokens"}
 
 
 def run_qas(args: argparse.Namespace) -> None:
-    given = [name for name in HUB_ARGUMENTS if getattr(args, name) is not None]
-    if args.parser == "hub" and len(given) < len(HUB_ARGUMENTS):
-        missing = ", ".join("--" + name.replace("_", "-") for name in HUB_ARGUMENTS if name not in given)
+    hub = {name: getattr(args, name) for name in HUB_ARGUMENTS if getattr(args, name) is not None}
+    if args.parser == "hub" and len(hub) < len(HUB_ARGUMENTS):
+        missing = ", ".join(flag for name, flag in HUB_ARGUMENTS.items() if name not in hub)
         raise ConfigError(f"--parser hub needs {missing} (params.yaml qasem.hub)")
-    if args.parser == "trained" and given:
-        raise ConfigError(f"--parser trained takes no hub settings, got {', '.join('--' + n.replace('_', '-') for n in given)}")
-    hub = {name: getattr(args, name) for name in given}
+    if args.parser == "trained" and hub:
+        raise ConfigError(f"--parser trained takes no hub settings, got {', '.join(HUB_ARGUMENTS[name] for name in hub)}")
     parser = load_qasem_parser(
         args.parser,
         args.model,
