@@ -25,10 +25,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-
-from spacy.tokens import Doc, Token
+from typing import TYPE_CHECKING
 
 from factlab.runtime import parse_many
+
+if TYPE_CHECKING:  # spaCy loads only where text is parsed: scoring jobs read these modules too
+    from spacy.tokens import Doc, Token
 
 PREDICATE_POS = {"VERB", "AUX"}
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}

@@ -17,7 +17,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from factlab.errors import FactlabError
@@ -25,9 +24,9 @@ from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
+from factlab.score.sentences import AGGREGATIONS, aggregate, sentences_by_owner
 
 LOG = logging.getLogger(__name__)
-AGGREGATIONS = ("mean", "min")
 
 
 @dataclass(frozen=True)
@@ -41,20 +40,6 @@ class AlignScoreSettings:
             raise FactlabError("alignscore words_per_chunk must be positive")
         if self.aggregation not in AGGREGATIONS:
             raise FactlabError(f"unknown alignscore aggregation {self.aggregation!r}; expected one of {AGGREGATIONS}")
-
-
-def sentences_by_owner(sentences: pd.DataFrame, side: str, owner: str) -> dict[str, list[Sentence]]:
-    rows = sentences[sentences["side"] == side].sort_values([owner, "sentence_index"])
-    grouped: dict[str, list[Sentence]] = {}
-    for key, text, start, end in zip(rows[owner], rows["text"], rows["start"], rows["end"], strict=True):
-        grouped.setdefault(str(key), []).append(Sentence(str(text), int(start), int(end)))
-    return grouped
-
-
-def aggregate(values: Sequence[float], aggregation: str) -> float:
-    if not values:
-        return float("nan")
-    return float(np.mean(values) if aggregation == "mean" else np.min(values))
 
 
 @dataclass

@@ -50,18 +50,20 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import torch
 from tqdm import tqdm
 
 from factlab.errors import ConfigError, DataError
 from factlab.preprocess.chunking import pack_sentences
 from factlab.preprocess.sentences import Sentence
 from factlab.runtime import encoder_path, load_encoder, load_tokenizer, select_device
-from factlab.score.alignscore import sentences_by_owner
+from factlab.score.sentences import sentences_by_owner
+
+if TYPE_CHECKING:  # torch loads inside the encoder functions: the rouge baseline never needs it
+    import torch
 
 LOG = logging.getLogger(__name__)
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -301,6 +303,8 @@ def embed_texts(
     Each text becomes `[CLS] pieces [SEP]` cut to `max_length` (counted); batches hold texts of
     similar length (`padded_batches`).
     """
+    import torch
+
     dim = int(encoder.model.config.hidden_size)
     tokenizer = encoder.tokenizer
     pieces = tokenizer(list(texts), add_special_tokens=False)["input_ids"] if texts else []
@@ -524,6 +528,7 @@ def token_embeddings(
 ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """Each distinct text's unit token embeddings and bert-score's weights for them, from bert-score's
     own encoding (cut to 512 word pieces) and embedding function, in length-sorted batches."""
+    import torch
     from bert_score.utils import get_bert_embedding
 
     weights = NoIdf(bert.tokenizer.cls_token_id, bert.tokenizer.sep_token_id)
@@ -547,6 +552,8 @@ def token_embeddings(
 def greedy_precision(candidate: tuple[torch.Tensor, torch.Tensor], references: Sequence[torch.Tensor]) -> float:
     """BERTScore precision against the tokens of several references pooled: each candidate token's
     best cosine over every reference token ([CLS]/[SEP] included, as in bert-score), weighted."""
+    import torch
+
     embeddings, weights = candidate
     best = torch.cat([embeddings @ reference.T for reference in references], dim=1).max(dim=1).values
     return float((best * weights).sum() / weights.sum())

@@ -55,7 +55,8 @@ from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
-from factlab.score.alignscore import best_premises, sentences_by_owner
+from factlab.score.alignscore import best_premises
+from factlab.score.sentences import sentences_by_owner
 
 LOG = logging.getLogger(__name__)
 DECOMPOSITIONS = ("qas", "sentences")

@@ -44,9 +44,9 @@ from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, PairTemplate, score_pairs, scorer_template
 from factlab.preprocess.chunking import ChunkReport, token_windows
 from factlab.preprocess.sentences import Sentence
-from factlab.score.alignscore import aggregate, best_premises, sentences_by_owner
+from factlab.score.alignscore import best_premises
+from factlab.score.sentences import AGGREGATIONS, aggregate, sentences_by_owner
 
-AGGREGATIONS = ("mean", "min")
 WINDOW_POLICIES = ("covering", "reference")
 SPLITS = ("reference", "even")
 GROUP_PREMISES = ("whole", "windows")

@@ -52,7 +52,7 @@ from factlab.errors import ConfigError
 from factlab.models.aligner import DISTRIBUTION_CLASSES, DistributionScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pair_distributions
 from factlab.preprocess.sentences import Sentence
-from factlab.score.alignscore import aggregate, sentences_by_owner
+from factlab.score.sentences import aggregate, sentences_by_owner
 
 LOG = logging.getLogger(__name__)
 GRANULARITIES = ("sentence", "2sents", "paragraph", "document")

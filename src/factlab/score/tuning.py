@@ -26,7 +26,8 @@ from factlab.errors import ConfigError, FactlabError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache
 from factlab.preprocess.chunking import AlignScorePolicy
-from factlab.score.alignscore import AGGREGATIONS, AlignScoreSettings, aggregate, score_benchmark
+from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+from factlab.score.sentences import AGGREGATIONS, aggregate
 
 TABLE_COLUMNS = ("words_per_chunk", "aggregation", "benchmark", "n", "n_consistent", "roc_auc", "pairs")
 
