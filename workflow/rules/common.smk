@@ -122,13 +122,28 @@ def detection_validation(scored):
 def detection_inputs(benchmarks, validation):
     names = sorted(set(benchmarks) | set(validation))
     return {
-        "scores": [
-            f"results/score/{name}/{scorer}.parquet"
-            for name in names
-            for scorer in param("score.scorers")
-        ],
+        "scores": score_files(names),
         "data": [f"results/data/{name}.parquet" for name in names],
     }
+
+
+# Which scorer scores which benchmark: every scored benchmark, unless score.scorer_benchmarks names a
+# non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all).
+def scored_by(scorer, benchmarks):
+    """Those of `benchmarks` that `scorer` scores, in their order."""
+    chosen = param("score.scorer_benchmarks").get(scorer) or benchmarks
+    return [name for name in benchmarks if name in chosen]
+
+
+def score_files(benchmarks, scorers=None):
+    """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default: score.scorers)."""
+    scorers = param("score.scorers") if scorers is None else scorers
+    return [
+        f"results/score/{name}/{scorer}.parquet"
+        for name in benchmarks
+        for scorer in scorers
+        if name in scored_by(scorer, benchmarks)
+    ]
 
 
 # Score stage (score.smk): shards, AlignScore's tuning inputs, baselines' inputs.

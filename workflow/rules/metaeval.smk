@@ -299,7 +299,7 @@ rule correlate_frank_scorers:
     input:
         benchmark=FRANK_INPUTS["benchmark"],
         released=FRANK_INPUTS["scores"],
-        scores=expand("results/score/frank/{scorer}.parquet", scorer=SCORERS),
+        scores=score_files(["frank"], SCORERS),
         code=code("metaeval", "frank-scorers"),
     output:
         correlations=f"{METAEVAL_DIR}/frank_scorers/correlations.csv",
@@ -334,22 +334,20 @@ LOCALISATION_GOLD = {
     "xsumfaith": "results/data/xsumfaith_spans.parquet",
     "wice_tokens": "results/data/wice_tokens.parquet",
 }
-LOCALISATION_BENCHMARKS = [
-    name for name in LOCALISATION_GOLD if name in SCORE_BENCHMARKS
-]
 LOCALISATION_SCORERS = [
     name for name in param("metaeval.localisation.scorers") if name in SCORERS
 ]
-LOCALISATION_RUN = bool(LOCALISATION_BENCHMARKS and LOCALISATION_SCORERS)
+LOCALISATION_BENCHMARKS = [
+    name
+    for name in LOCALISATION_GOLD
+    if name in SCORE_BENCHMARKS and score_files([name], LOCALISATION_SCORERS)
+]
+LOCALISATION_RUN = bool(LOCALISATION_BENCHMARKS)
 
 
 rule evaluate_localisation:
     input:
-        scores=expand(
-            "results/score/{benchmark}/{scorer}.parquet",
-            benchmark=LOCALISATION_BENCHMARKS,
-            scorer=LOCALISATION_SCORERS,
-        ),
+        scores=score_files(LOCALISATION_BENCHMARKS, LOCALISATION_SCORERS),
         gold=[LOCALISATION_GOLD[name] for name in LOCALISATION_BENCHMARKS],
         code=code("metaeval", "localisation"),
     output:

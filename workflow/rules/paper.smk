@@ -426,12 +426,12 @@ COST_BENCHMARKS = [
     rules.tune_alignscore.benchmark,
     rules.scale_retrieval.benchmark,
     *([rules.fit_summac_conv.benchmark] if "summac_conv" in SCORERS else []),
-    *expand(
-        "benchmarks/score/{scorer}/{benchmark}.{shard}.tsv",
-        scorer=SCORERS,
-        benchmark=SCORE_BENCHMARKS,
-        shard=range(SCORE_SHARDS),
-    ),
+    *[
+        f"benchmarks/score/{scorer}/{name}.{shard}.tsv"
+        for scorer in SCORERS
+        for name in scored_by(scorer, SCORE_BENCHMARKS)
+        for shard in range(SCORE_SHARDS)
+    ],
     *expand(
         rules.score_qa_decomposition.benchmark,
         benchmark=QA_DECOMPOSITION_BENCHMARKS,

@@ -36,8 +36,9 @@ rule report_localise:
 
 rule report:
     input:
-        expand(
-            rules.report_localise.output,
-            benchmark=REPORT_BENCHMARKS,
-            scorer=REPORT_SCORERS,
-        ),
+        [
+            f"results/report/{name}/{scorer}.html"
+            for name in REPORT_BENCHMARKS
+            for scorer in REPORT_SCORERS
+            if name in scored_by(scorer, SCORE_BENCHMARKS)
+        ],

@@ -24,6 +24,14 @@ if _not_preprocessed:
     raise ConfigError(
         f"params.yaml score.benchmarks names benchmarks that preprocess.benchmarks does not preprocess: {_not_preprocessed}"
     )
+_restricted_to = {
+    name for names in param("score.scorer_benchmarks").values() for name in names
+}
+_unknown_restricted = sorted(_restricted_to - set(SPECS))
+if _unknown_restricted:
+    raise ConfigError(
+        f"params.yaml score.scorer_benchmarks names unknown benchmarks: {_unknown_restricted}"
+    )
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 SUMMAC_MODEL = param("score.summac_zs.model")
@@ -200,13 +208,27 @@ rule fit_summac_conv:
         "--out-dir {params.out_dir} > {log} 2>&1"
 
 
+# SummaC-Conv reuses SummaC-ZS's NLI pairs where ZS scores the same benchmark.
+SUMMAC_ZS_BENCHMARKS = (
+    scored_by("summac_zs", SCORE_BENCHMARKS) if "summac_zs" in SCORERS else []
+)
+
+
 rule score_summac_conv:
     input:
         data="results/data/{benchmark}.parquet",
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         model=list(ALIGNER_MODEL.values()) if TRAINED_SUMMAC else [],
         head=SUMMAC_CONV_HEAD,
-        pairs=([rules.score_summac_zs.output.pairs] if "summac_zs" in SCORERS else []),
+        pairs=lambda wildcards: (
+            expand(
+                rules.score_summac_zs.output.pairs,
+                benchmark=wildcards.benchmark,
+                shard=wildcards.shard,
+            )
+            if wildcards.benchmark in SUMMAC_ZS_BENCHMARKS
+            else []
+        ),
         code=code("score", "summac-conv"),
     output:
         scores=temp(f"{SHARD_DIR}/summac_conv/{{shard}}.parquet"),
@@ -405,7 +427,11 @@ QA_DECOMPOSITIONS = {
     "sentences": {"decomposition": "sentences", "qa_source": "parser"},
 }
 QA_DECOMPOSITION_BENCHMARKS = (
-    [name for name in GOLD_QAS if name in SCORE_BENCHMARKS]
+    [
+        name
+        for name in GOLD_QAS
+        if name in scored_by("qasem_consistency", SCORE_BENCHMARKS)
+    ]
     if "qasem_consistency" in SCORERS
     else []
 )
@@ -556,11 +582,7 @@ rule benchmark_scoring_throughput:
 
 rule score:
     input:
-        expand(
-            rules.merge_scores.output,
-            benchmark=SCORE_BENCHMARKS,
-            scorer=SCORERS,
-        ),
+        score_files(SCORE_BENCHMARKS, SCORERS),
         rules.benchmark_scoring_throughput.output,
         rules.scale_retrieval.output,
         expand(

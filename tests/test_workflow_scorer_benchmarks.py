@@ -1,0 +1,96 @@
+"""score.scorer_benchmarks, read from the real workflow's dry runs: a scorer restricted to some benchmarks gets
+score jobs for those only, and every consumer (SummaC-Conv's reuse of ZS pairs, the detection and FRANK tables,
+localisation, the report pages, the pipeline-cost table) asks only for score files that exist."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+RESTRICTED = {"qasem_consistency": ["frank", "qasem_consistency"], "summac_zs": ["frank", "xsumfaith"]}
+
+
+def dry_run(tmp_path: Path, *configs: dict, check: bool = True) -> subprocess.CompletedProcess:
+    files = []
+    for index, overrides in enumerate(configs):
+        path = tmp_path / f"override{index}.yaml"
+        path.write_text(yaml.safe_dump(overrides))
+        files.append(str(path))
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "-p", "--forceall", "--nolock", "--configfile", *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check:
+        assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def jobs(output: str) -> list[tuple[str, str, str]]:
+    """(rule, input line, shell command) of every job in a dry run's printout."""
+    found = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", output):
+        rule = re.match(r"(?:local)?rule (\w+):", block)
+        if rule:
+            inputs = re.search(r"^    input: (.*)$", block, flags=re.MULTILINE)
+            shell = re.search(r"^Shell command: (.*)$", block, flags=re.MULTILINE)
+            found.append((rule.group(1), inputs.group(1) if inputs else "", shell.group(1) if shell else ""))
+    return found
+
+
+def scored(found: list[tuple[str, str, str]], rule: str) -> set[str]:
+    return {re.search(r"--benchmark (\w+)", shell).group(1) for name, _, shell in found if name == rule}
+
+
+@pytest.mark.slow
+def test_a_restricted_scorer_scores_and_is_read_only_where_named(tmp_path: Path) -> None:
+    everything = jobs(dry_run(tmp_path, {}).stdout)
+    found = jobs(dry_run(tmp_path, {"score": {"scorer_benchmarks": RESTRICTED}}).stdout)
+    all_benchmarks = scored(everything, "score_alignscore")
+    assert len(all_benchmarks) > 10 and scored(found, "score_alignscore") == all_benchmarks
+    assert scored(found, "score_qasem_consistency") == set(RESTRICTED["qasem_consistency"])
+    assert scored(found, "score_summac_zs") == set(RESTRICTED["summac_zs"])
+    # SummaC-Conv still scores everything: with ZS's pairs where ZS scores the benchmark, its own elsewhere.
+    conv = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found if rule == "score_summac_conv"}
+    assert set(conv) == all_benchmarks
+    for benchmark, shell in conv.items():
+        reused = f"--pairs-in results/score/{benchmark}/shards/summac_zs/0.pairs.parquet" in shell
+        assert reused == (benchmark in RESTRICTED["summac_zs"]), shell
+    # Consumers ask only for what is scored.
+    unscored = {
+        f"results/score/{benchmark}/{scorer}.parquet"
+        for scorer, names in RESTRICTED.items()
+        for benchmark in all_benchmarks - set(names)
+    }
+    for rule, inputs, _ in found:
+        assert not unscored & set(inputs.split(", ")), rule
+    detection = next(inputs for rule, inputs, _ in found if rule == "evaluate_detection").split(", ")
+    assert "results/score/frank/qasem_consistency.parquet" in detection
+    assert "results/score/summeval/alignscore.parquet" in detection
+    pages = {shell for rule, _, shell in found if rule == "report_localise"}
+    assert not any("--scorer qasem_consistency" in page and "--benchmark summeval" in page for page in pages)
+    assert any("--scorer alignscore" in page and "--benchmark summeval" in page for page in pages)
+
+
+@pytest.mark.slow
+def test_an_unknown_benchmark_in_the_restriction_is_a_config_error(tmp_path: Path) -> None:
+    done = dry_run(tmp_path, {"score": {"scorer_benchmarks": {"scale": ["frank", "no_such_benchmark"]}}}, check=False)
+    assert done.returncode != 0
+    assert "score.scorer_benchmarks names unknown benchmarks: ['no_such_benchmark']" in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_full_config_scores_every_benchmark_with_every_scorer(tmp_path: Path) -> None:
+    """config/full.yaml over params.yaml lifts the default's restrictions: the job set of an empty restriction."""
+    full = yaml.safe_load((ROOT / "config" / "full.yaml").read_text())
+    scorers = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]["scorers"]
+    unrestricted = {"score": {"scorer_benchmarks": dict.fromkeys(scorers, [])}}
+    assert sorted(jobs(dry_run(tmp_path, full).stdout)) == sorted(jobs(dry_run(tmp_path, unrestricted).stdout))
