@@ -67,7 +67,8 @@ def run(tmp_path, responses, qas, frames, names=("gold_qas", "parser_qas", "sent
         paths.append(tmp_path / f"qa_decomposition.{name}.parquet")
         frames[name].to_parquet(paths[-1])
     return main(
-        ["metaeval", "qa-decomposition", "--data", str(data), "--gold-qas", str(gold), "--scores", *map(str, paths),
+        ["metaeval", "qa-decomposition", "--data", str(data), "--gold-qas", str(gold),
+         "--scores", *(f"{name}={path}" for name, path in zip(names, paths, strict=True)),
          "--resamples", "200", "--confidence", "0.95", "--seed", "1", "--ece-bins", "10",
          "--out-qas", str(tmp_path / "qas.csv"), "--out-responses", str(tmp_path / "responses.csv")]
     )  # fmt: skip
@@ -105,6 +106,17 @@ def test_a_missing_decomposition_is_a_one_line_error(tmp_path, tables, capsys) -
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and "parser_qas" in error[0]
     assert not (tmp_path / "qas.csv").exists() and not (tmp_path / "responses.csv").exists()
+
+
+def test_a_score_table_must_name_its_decomposition(tmp_path, tables, capsys) -> None:
+    """The scorer's own table stands for a decomposition only when named: `parser_qas=<path>`."""
+    responses, qas = tables
+    frames = score_tables(responses, qas)
+    frames["parser"] = frames["parser_qas"]
+    assert run(tmp_path, responses, qas, frames, names=("gold_qas", "parser", "sentences")) != 0
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "DECOMPOSITION=PATH" in error[0] and "parser=" in error[0]
+    assert not (tmp_path / "qas.csv").exists()
 
 
 def test_a_gold_qa_without_its_sentence_score_is_named(tmp_path, tables, capsys) -> None:

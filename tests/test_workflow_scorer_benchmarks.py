@@ -52,8 +52,9 @@ def scored(found: list[tuple[str, str, str]], rule: str) -> set[str]:
 
 @pytest.mark.slow
 def test_a_restricted_scorer_scores_and_is_read_only_where_named(tmp_path: Path) -> None:
-    everything = jobs(dry_run(tmp_path, {}).stdout)
-    found = jobs(dry_run(tmp_path, {"score": {"scorer_benchmarks": RESTRICTED}}).stdout)
+    full = yaml.safe_load((ROOT / "config" / "full.yaml").read_text())  # no scorer restricted
+    everything = jobs(dry_run(tmp_path, full).stdout)
+    found = jobs(dry_run(tmp_path, full, {"score": {"scorer_benchmarks": RESTRICTED}}).stdout)
     all_benchmarks = scored(everything, "score_alignscore")
     assert len(all_benchmarks) > 10 and scored(found, "score_alignscore") == all_benchmarks
     assert scored(found, "score_qasem_consistency") == set(RESTRICTED["qasem_consistency"])
@@ -89,8 +90,14 @@ def test_an_unknown_benchmark_in_the_restriction_is_a_config_error(tmp_path: Pat
 
 @pytest.mark.slow
 def test_full_config_scores_every_benchmark_with_every_scorer(tmp_path: Path) -> None:
-    """config/full.yaml over params.yaml lifts the default's restrictions: the job set of an empty restriction."""
+    """config/full.yaml over params.yaml lifts every restriction of the default: each scorer scores every benchmark."""
     full = yaml.safe_load((ROOT / "config" / "full.yaml").read_text())
-    scorers = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]["scorers"]
-    unrestricted = {"score": {"scorer_benchmarks": dict.fromkeys(scorers, [])}}
-    assert sorted(jobs(dry_run(tmp_path, full).stdout)) == sorted(jobs(dry_run(tmp_path, unrestricted).stdout))
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    assert set(full["score"]["scorer_benchmarks"]) == set(params["score"]["scorers"])
+    found = jobs(dry_run(tmp_path, full).stdout)
+    every = scored(found, "score_alignscore")
+    assert every == set(params["score"]["scorer_benchmarks"]["alignscore"]) | {"summeval", "summac_polytope", "wice_claims"}
+    for rule in ("score_summac_zs", "score_summac_conv", "score_scale", "score_qasem_consistency"):
+        assert scored(found, rule) == every, rule
+    baselines = [shell for rule, _, shell in found if rule == "score_baseline"]
+    assert len(baselines) == 4 * len(every)

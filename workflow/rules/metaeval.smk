@@ -380,11 +380,10 @@ rule evaluate_qa_decomposition:
     input:
         data="results/data/qasem_consistency.parquet",
         gold_qas=GOLD_QAS["qasem_consistency"],
-        scores=expand(
-            rules.score_qa_decomposition.output.scores,
-            benchmark="qasem_consistency",
-            decomposition=QA_DECOMPOSITIONS,
-        ),
+        scores=[
+            path.format(benchmark="qasem_consistency")
+            for path in QA_DECOMPOSITION_SCORES.values()
+        ],
         code=code("metaeval", "qa-decomposition"),
     output:
         qas=f"{METAEVAL_DIR}/qa_decomposition/qa_detection.csv",
@@ -398,8 +397,12 @@ rule evaluate_qa_decomposition:
         confidence=param("metaeval.confidence"),
         seed=param("metaeval.seed"),
         ece_bins=param("metaeval.ece_bins"),
+        scores=" ".join(
+            f"{name}={path.format(benchmark='qasem_consistency')}"
+            for name, path in QA_DECOMPOSITION_SCORES.items()
+        ),
     shell:
-        "factlab metaeval qa-decomposition --data {input.data} --gold-qas {input.gold_qas} --scores {input.scores} "
+        "factlab metaeval qa-decomposition --data {input.data} --gold-qas {input.gold_qas} --scores {params.scores} "
         "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
         "--ece-bins {params.ece_bins} --out-qas {output.qas} --out-responses {output.responses} > {log} 2>&1"
 

@@ -435,7 +435,7 @@ COST_BENCHMARKS = [
     *expand(
         rules.score_qa_decomposition.benchmark,
         benchmark=QA_DECOMPOSITION_BENCHMARKS,
-        decomposition=QA_DECOMPOSITIONS,
+        decomposition=QA_DECOMPOSITIONS_SCORED,
     ),
     rules.evaluate_qasem_parser.benchmark,
 ]

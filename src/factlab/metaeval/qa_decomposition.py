@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -197,8 +196,19 @@ def response_detection(
     return pd.DataFrame(rows)[RESPONSE_COLUMNS]
 
 
+def named_paths(items: Sequence[str]) -> dict[str, str]:
+    """`DECOMPOSITION=PATH` arguments as a mapping; an unknown decomposition or a missing `=` is an error."""
+    named: dict[str, str] = {}
+    for item in items:
+        name, separator, path = item.partition("=")
+        if not separator or name not in DECOMPOSITIONS:
+            raise DataError(f"expected DECOMPOSITION=PATH with a decomposition of {list(DECOMPOSITIONS)}", field=item)
+        named[name] = path
+    return named
+
+
 def run_qa_decomposition(args: argparse.Namespace) -> None:
-    scores = {Path(path).stem.removeprefix("qa_decomposition."): pd.read_parquet(path) for path in args.scores}
+    scores = {name: pd.read_parquet(path) for name, path in named_paths(args.scores).items()}
     missing = [name for name in DECOMPOSITIONS if name not in scores]
     if missing:
         raise DataError(f"no score table of the decompositions {missing}", file=" ".join(args.scores), field="decomposition")
@@ -217,7 +227,11 @@ def register(commands: Any) -> None:
     command.add_argument("--data", required=True, help="results/data/qasem_consistency.parquet (response labels)")
     command.add_argument("--gold-qas", required=True, help="results/data/qasem_consistency_qas.parquet (QA labels)")
     command.add_argument(
-        "--scores", nargs="+", required=True, help="results/score/<benchmark>/qa_decomposition.<decomposition>.parquet"
+        "--scores",
+        nargs="+",
+        required=True,
+        help="DECOMPOSITION=PATH: each decomposition's score table (results/score/<benchmark>/qa_decomposition.<name>.parquet, "
+        "or the scorer's own table where its settings are that decomposition's)",
     )
     command.add_argument("--resamples", type=int, required=True)
     command.add_argument("--confidence", type=float, required=True)
