@@ -374,16 +374,26 @@ rule evaluate_localisation:
 
 # QASemConsistency's QA decomposition against sentences and the parser's QAs (score_qa_decomposition).
 QA_DECOMPOSITION_RUN = bool(QA_DECOMPOSITION_BENCHMARKS)
+# Each decomposition's table: score_qa_decomposition's, or the scorer's own where its settings are the decomposition's.
+QA_DECOMPOSITION_TABLES = {
+    name: (
+        expand(
+            rules.score_qa_decomposition.output.scores,
+            benchmark="qasem_consistency",
+            decomposition=name,
+        )[0]
+        if name in QA_DECOMPOSITIONS_SCORED
+        else "results/score/qasem_consistency/qasem_consistency.parquet"
+    )
+    for name in QA_DECOMPOSITIONS
+}
 
 
 rule evaluate_qa_decomposition:
     input:
         data="results/data/qasem_consistency.parquet",
         gold_qas=GOLD_QAS["qasem_consistency"],
-        scores=[
-            path.format(benchmark="qasem_consistency")
-            for path in QA_DECOMPOSITION_SCORES.values()
-        ],
+        scores=list(QA_DECOMPOSITION_TABLES.values()),
         code=code("metaeval", "qa-decomposition"),
     output:
         qas=f"{METAEVAL_DIR}/qa_decomposition/qa_detection.csv",
@@ -398,8 +408,7 @@ rule evaluate_qa_decomposition:
         seed=param("metaeval.seed"),
         ece_bins=param("metaeval.ece_bins"),
         scores=" ".join(
-            f"{name}={path.format(benchmark='qasem_consistency')}"
-            for name, path in QA_DECOMPOSITION_SCORES.items()
+            f"{name}={path}" for name, path in QA_DECOMPOSITION_TABLES.items()
         ),
     shell:
         "factlab metaeval qa-decomposition --data {input.data} --gold-qas {input.gold_qas} --scores {params.scores} "

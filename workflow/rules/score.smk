@@ -436,18 +436,10 @@ QA_DECOMPOSITION_BENCHMARKS = (
     else []
 )
 # A decomposition with score.qasem_consistency's own settings is that scorer's table of the benchmark: scored once.
-QA_DECOMPOSITION_SCORES = {
-    name: (
-        f"{SCORE_DIR}/qasem_consistency.parquet"
-        if {**QASEM_CONSISTENCY_SETTINGS, **settings} == QASEM_CONSISTENCY_SETTINGS
-        else f"{SCORE_DIR}/qa_decomposition.{name}.parquet"
-    )
-    for name, settings in QA_DECOMPOSITIONS.items()
-}
 QA_DECOMPOSITIONS_SCORED = [
     name
-    for name, path in QA_DECOMPOSITION_SCORES.items()
-    if path.endswith(f"qa_decomposition.{name}.parquet")
+    for name, settings in QA_DECOMPOSITIONS.items()
+    if {**QASEM_CONSISTENCY_SETTINGS, **settings} != QASEM_CONSISTENCY_SETTINGS
 ]
 
 
