@@ -41,6 +41,27 @@ def test_rules_and_stages_are_summed_by_hand():
     assert total["peak RSS MB"] == pytest.approx(7176.20)  # train_aligner's
 
 
+def test_elapsed_time_runs_from_the_first_start_to_the_last_end(tmp_path):
+    # Three jobs, each file's modification time set to its end (Snakemake writes it when the job ends):
+    # train 1000 s ending at t=1000; two score jobs of 100 s and 300 s ending at t=1500 and t=1400.
+    jobs = {
+        "train/train_aligner.tsv": (1000.0, 1000),
+        "score/alignscore/a.0.tsv": (100.0, 1500),
+        "score/alignscore/b.0.tsv": (300.0, 1400),
+    }
+    paths = []
+    for name, (wall, end) in jobs.items():
+        path = tmp_path / "benchmarks" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{wall}\t-\t1.0\t{wall}\n")
+        os.utime(path, (end, end))
+        paths.append(str(path))
+    frame = pipeline_cost(paths).set_index(["stage", "rule"])["elapsed s"]
+    assert frame[("train", "train_aligner")] == pytest.approx(1000.0)
+    assert frame[("score", "alignscore")] == pytest.approx(1500 - (1400 - 300))  # first start t=1100
+    assert frame[("(all)", "(all)")] == pytest.approx(1500.0)  # from t=0 to t=1500, not the summed 1400 s
+
+
 def test_a_file_outside_benchmarks_or_without_its_columns_is_a_one_line_error(tmp_path):
     with pytest.raises(DataError, match="benchmarks/<stage>/<rule>"):
         read_benchmark(tmp_path / "x.tsv")
