@@ -33,6 +33,18 @@ DVC_PLOTS = [
             },
         }
     },
+    {
+        "Aligner validation AUC against training step": {
+            "template": "linear",
+            "x": "step",
+            "y": {
+                str(rules.train_aligner.output.curves): [
+                    "validation_auc",
+                    "validation_auc_long",
+                ]
+            },
+        }
+    },
 ]
 
 

@@ -517,7 +517,7 @@ rule write_paper_main:
         "--rule-files {input.rule_files} --out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
 
 
-# Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Installation). Fails on a
+# Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Set-up and run). Fails on a
 # LaTeX error or an undefined or multiply defined reference (logs/paper/main.latex.log).
 rule paper_pdf:
     input:
