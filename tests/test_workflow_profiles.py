@@ -60,3 +60,7 @@ def test_default_profile_runs_the_trainings_and_their_inputs_first(tmp_path: Pat
                      "check_training_leakage", "train_aligner"}  # fmt: skip
     assert not any(name.startswith(("preprocess_", "score_", "tabulate_")) for name in first)
     assert "download_dataset" in first and "preprocess_sentences" in rest
+    # The chunk-size tuning gates every AlignScore and QASemConsistency job: it runs ahead of the scoring jobs.
+    (tuning,) = [re.search(r"priority: (\w+)", job) for name, job in named if name == "tune_alignscore"]
+    assert tuning and tuning.group(1) == "50"
+    assert not any("priority:" in job for name, job in named if name.startswith("score_"))
