@@ -153,7 +153,8 @@ def _pipeline_cost(throughput: str) -> str:
         "What the run cost, from the Snakemake benchmark file of every job: per pipeline stage and rule, the jobs, "
         "their summed wall and CPU seconds (summed over jobs, so above the run's wall time when jobs ran in "
         "parallel), the elapsed seconds from the first job's start to the last one's end (in the total row, the "
-        "run's wall time less the unbenchmarked data builds and paper), the longest job and the largest peak "
+        "run's wall time less the unbenchmarked data builds and paper; a tree rebuilt in several runs spans them "
+        "all), the longest job and the largest peak "
         "resident memory (MB). " + throughput
     )
 
