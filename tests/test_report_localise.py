@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -129,6 +130,17 @@ def test_evidence_of_each_scorer_family() -> None:
     ]
     assert sentence_evidence({"triples": triples}) == ([[0, 5], [10, 20]], "best source sentence of each triple")
     assert sentence_evidence({"support": 0.4}) == ([], None)
+
+
+def test_a_triple_whose_source_has_no_triple_has_no_evidence() -> None:
+    # What openie_triples writes when the source yielded no triple (seen on SummaC's XSumFaith cut in the
+    # full run, where it stopped report_localise): the output triple, unmatched, with no source span.
+    from factlab.score.baselines import _match_triples
+
+    (unmatched,) = _match_triples([(0, "he", "won", "the cup")], [], [], {}, np.zeros((0, 4)), 0.5)
+    assert unmatched["source_start"] is None and not unmatched["matched"]
+    triples = [unmatched, {"source_start": 0, "source_end": 5}]
+    assert sentence_evidence({"triples": triples}) == ([[0, 5]], "best source sentence of each triple")
 
 
 def test_gold_spans_are_placed_and_checked(tmp_path: Path) -> None:

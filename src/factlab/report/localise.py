@@ -193,7 +193,8 @@ def sentence_evidence(detail: Mapping[str, Any]) -> tuple[list[list[int]], str |
             return [[int(detail[start_key]), int(detail[end_key])]], kind
     triples = detail.get(TRIPLES_KEY)
     if triples is not None and len(triples):
-        spans = sorted({(int(t["source_start"]), int(t["source_end"])) for t in triples if "source_start" in t})
+        # A triple has no source span when its source yielded no triple at all (openie_triples writes None).
+        spans = sorted({(int(t["source_start"]), int(t["source_end"])) for t in triples if t.get("source_start") is not None})
         return [list(span) for span in spans], "best source sentence of each triple"
     return [], None
 
