@@ -47,7 +47,7 @@ TUNING_BENCHMARKS = [
 
 # Every AlignScore and QASemConsistency job waits for the chunk size chosen here: run it as soon as the
 # aligner is trained, ahead of the baselines (in session 14's full run it started 52 minutes after the
-# aligner, then ran alone on one core while the other idled). Its inputs are ready by then.
+# aligner, behind baseline, SummaC and SCALE jobs). Its inputs are ready by then.
 rule tune_alignscore:
     input:
         data=lambda wildcards: tuning_files("results/data/{benchmark}.parquet"),
