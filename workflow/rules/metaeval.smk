@@ -395,7 +395,11 @@ QA_DECOMPOSITION_TABLES = {
             decomposition=name,
         )[0]
         if name in QA_DECOMPOSITIONS_SCORED
-        else "results/score/qasem_consistency/qasem_consistency.parquet"
+        else expand(
+            rules.merge_scores.output.scores,
+            benchmark="qasem_consistency",
+            scorer="qasem_consistency",
+        )[0]
     )
     for name in QA_DECOMPOSITIONS
 }
