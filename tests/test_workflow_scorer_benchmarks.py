@@ -1,6 +1,7 @@
 """score.scorer_benchmarks, read from the real workflow's dry runs: a scorer restricted to some benchmarks gets
 score jobs for those only, and every consumer (SummaC-Conv's reuse of ZS pairs, the detection and FRANK tables,
-localisation, the report pages, the pipeline-cost table) asks only for score files that exist."""
+localisation, the report pages, the pipeline-cost table) asks only for score files that exist, and QA parsing runs
+only where QASemConsistency reads the parser's QAs."""
 
 from __future__ import annotations
 
@@ -59,6 +60,9 @@ def test_a_restricted_scorer_scores_and_is_read_only_where_named(tmp_path: Path)
     assert len(all_benchmarks) > 10 and scored(found, "score_alignscore") == all_benchmarks
     assert scored(found, "score_qasem_consistency") == set(RESTRICTED["qasem_consistency"])
     assert scored(found, "score_summac_zs") == set(RESTRICTED["summac_zs"])
+    # QA parsing follows QASemConsistency: only the benchmarks whose parser QAs it reads are parsed.
+    assert scored(everything, "preprocess_qas") == all_benchmarks
+    assert scored(found, "preprocess_qas") == set(RESTRICTED["qasem_consistency"])
     # SummaC-Conv still scores everything: with ZS's pairs where ZS scores the benchmark, its own elsewhere.
     conv = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found if rule == "score_summac_conv"}
     assert set(conv) == all_benchmarks

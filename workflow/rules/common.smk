@@ -212,6 +212,16 @@ def qasem_consistency_qa_table(benchmark, settings):
     return [GOLD_QAS[benchmark]]
 
 
+def parsed_qa_files(wildcards):
+    """The parser's QA tables that a scoring job reads (PARSED_QA_BENCHMARKS, score.smk): only they are
+    parsed (every evaluation benchmark's cost 591 CPU-s in the full run of session 14, and only
+    QASemConsistency reads QAs); `qas` is the target that builds them (DVC's preprocess stage too).
+    """
+    return expand(
+        "results/preprocess/{benchmark}/qas.parquet", benchmark=PARSED_QA_BENCHMARKS
+    )
+
+
 def qasem_consistency_qas(wildcards):
     """The QA table of a score_qasem_consistency job (score.qasem_consistency's decomposition)."""
     return qasem_consistency_qa_table(wildcards.benchmark, QASEM_CONSISTENCY)

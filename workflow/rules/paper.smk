@@ -416,10 +416,10 @@ COST_BENCHMARKS = [
             rules.preprocess_sentences,
             rules.preprocess_chunks,
             rules.preprocess_triples,
-            rules.preprocess_qas,
         )
         for path in expand(rule.benchmark, benchmark=PREPROCESS_BENCHMARKS)
     ],
+    *expand(rules.preprocess_qas.benchmark, benchmark=PARSED_QA_BENCHMARKS),
     rules.train_qasem_parser.benchmark,
     rules.build_training_mixture.benchmark,
     rules.train_aligner.benchmark,

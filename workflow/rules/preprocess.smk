@@ -4,7 +4,8 @@
 #   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
 #   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence
 #   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
-#   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser)
+#   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser), for the
+#                                                     benchmarks whose QAs QASemConsistency reads
 
 # `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
 ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
@@ -185,11 +186,6 @@ rule preprocess_qas:
         "{params.hub} --out {output.qas} --report {output.report} > {log} 2>&1"
 
 
-QAS_OUTPUTS = expand(
-    "results/preprocess/{benchmark}/qas.parquet", benchmark=PREPROCESS_BENCHMARKS
-)
-
-
 rule qas:
     input:
-        QAS_OUTPUTS,
+        parsed_qa_files,

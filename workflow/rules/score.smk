@@ -445,6 +445,23 @@ QA_DECOMPOSITIONS_SCORED = [
     for name, settings in QA_DECOMPOSITIONS.items()
     if {**QASEM_CONSISTENCY_SETTINGS, **settings} != QASEM_CONSISTENCY_SETTINGS
 ]
+# The benchmarks whose parser QAs a scoring job reads (`qas`, preprocess.smk, parses only these).
+PARSED_QA_BENCHMARKS = sorted(
+    {
+        name
+        for name in scored_by("qasem_consistency", SCORE_BENCHMARKS)
+        if "qasem_consistency" in SCORERS
+        and qasem_consistency_qa_table(name, QASEM_CONSISTENCY)
+        == [f"results/preprocess/{name}/qas.parquet"]
+    }
+    | {
+        name
+        for name in QA_DECOMPOSITION_BENCHMARKS
+        for decomposition in QA_DECOMPOSITIONS_SCORED
+        if qasem_consistency_qa_table(name, QA_DECOMPOSITIONS[decomposition])
+        == [f"results/preprocess/{name}/qas.parquet"]
+    }
+)
 
 
 rule score_qa_decomposition:
