@@ -197,13 +197,24 @@ def report_optional_arguments(wildcards, input):
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 
+# The parser's QAs of a benchmark (preprocess_qas).
+PARSED_QAS = "results/preprocess/{benchmark}/qas.parquet"
+
+
+def reads_parser_qas(settings):
+    """Whether a QASemConsistency job with `settings` (decomposition, qa_source) reads the parser's QAs."""
+    return (
+        settings["decomposition"] != "sentences" and settings["qa_source"] == "parser"
+    )
+
+
 def qasem_consistency_qa_table(benchmark, settings):
     """The QA table a QASemConsistency job with `settings` (decomposition, qa_source) reads: none
     (decomposition sentences), the parser's, or gold."""
     if settings["decomposition"] == "sentences":
         return []
-    if settings["qa_source"] == "parser":
-        return [f"results/preprocess/{benchmark}/qas.parquet"]
+    if reads_parser_qas(settings):
+        return [PARSED_QAS.format(benchmark=benchmark)]
     if benchmark not in GOLD_QAS:
         raise ConfigError(
             f"params.yaml score.qasem_consistency.qa_source is gold, but benchmark {benchmark!r} "
@@ -214,12 +225,10 @@ def qasem_consistency_qa_table(benchmark, settings):
 
 def parsed_qa_files(wildcards):
     """The parser's QA tables that a scoring job reads (PARSED_QA_BENCHMARKS, score.smk): only they are
-    parsed (every evaluation benchmark's cost 591 CPU-s in the full run of session 14, and only
+    parsed (all 21 evaluation benchmarks cost 711 CPU-s in the full run of sessions 14-15, and only
     QASemConsistency reads QAs); `qas` is the target that builds them (DVC's preprocess stage too).
     """
-    return expand(
-        "results/preprocess/{benchmark}/qas.parquet", benchmark=PARSED_QA_BENCHMARKS
-    )
+    return expand(PARSED_QAS, benchmark=PARSED_QA_BENCHMARKS)
 
 
 def qasem_consistency_qas(wildcards):

@@ -161,7 +161,7 @@ rule preprocess_qas:
         parser=list(QASEM_MODEL.values()) if QASEM_PARSER == "trained" else [],
         code=code("preprocess", "qas"),
     output:
-        qas="results/preprocess/{benchmark}/qas.parquet",
+        qas=PARSED_QAS,
         report="results/preprocess/{benchmark}/reports/qas.json",
     log:
         "logs/preprocess/{benchmark}/qas.log",

@@ -430,15 +430,14 @@ QA_DECOMPOSITIONS = {
     "parser_qas": {"decomposition": "qas", "qa_source": "parser"},
     "sentences": {"decomposition": "sentences", "qa_source": "parser"},
 }
-QA_DECOMPOSITION_BENCHMARKS = (
-    [
-        name
-        for name in GOLD_QAS
-        if name in scored_by("qasem_consistency", SCORE_BENCHMARKS)
-    ]
+QASEM_CONSISTENCY_BENCHMARKS = (
+    scored_by("qasem_consistency", SCORE_BENCHMARKS)
     if "qasem_consistency" in SCORERS
     else []
 )
+QA_DECOMPOSITION_BENCHMARKS = [
+    name for name in GOLD_QAS if name in QASEM_CONSISTENCY_BENCHMARKS
+]
 # A decomposition with score.qasem_consistency's own settings is that scorer's table of the benchmark: scored once.
 QA_DECOMPOSITIONS_SCORED = [
     name
@@ -447,19 +446,12 @@ QA_DECOMPOSITIONS_SCORED = [
 ]
 # The benchmarks whose parser QAs a scoring job reads (`qas`, preprocess.smk, parses only these).
 PARSED_QA_BENCHMARKS = sorted(
-    {
-        name
-        for name in scored_by("qasem_consistency", SCORE_BENCHMARKS)
-        if "qasem_consistency" in SCORERS
-        and qasem_consistency_qa_table(name, QASEM_CONSISTENCY)
-        == [f"results/preprocess/{name}/qas.parquet"]
-    }
+    set(QASEM_CONSISTENCY_BENCHMARKS if reads_parser_qas(QASEM_CONSISTENCY) else [])
     | {
         name
         for name in QA_DECOMPOSITION_BENCHMARKS
         for decomposition in QA_DECOMPOSITIONS_SCORED
-        if qasem_consistency_qa_table(name, QA_DECOMPOSITIONS[decomposition])
-        == [f"results/preprocess/{name}/qas.parquet"]
+        if reads_parser_qas(QA_DECOMPOSITIONS[decomposition])
     }
 )
 
