@@ -47,6 +47,18 @@ def test_eight_word_run_leaks_seven_does_not() -> None:
     assert index.leaks(f"Yesterday: {seven}, said the police.") is None
 
 
+def test_a_text_leaking_into_two_benchmarks_is_counted_against_its_first_run() -> None:
+    # Two real articles indexed as two benchmarks; the text opens with 8 words of the second and then
+    # copies 40 words of the first: 37 leaking runs. They were once visited in a set's order, which Python's
+    # per-process hash salt shuffles, so a mixture report's per-benchmark counts changed between two runs
+    # of the same build; with that order this text was attributed to the first article under 12 of 12
+    # PYTHONHASHSEED values tried.
+    articles = evaluation()["qags_xsum"]["source"].tolist()
+    index = EvaluationIndex.build([("first_article", [articles[0]]), ("second_article", [articles[1]])], 8)
+    text = " ".join(articles[1].split()[:8]) + " and then " + " ".join(articles[0].split()[:40])
+    assert index.leaks(text) == "second_article"
+
+
 def test_three_way_and_binary_corpora_convert() -> None:
     three = corpus_pairs("anli", training([("p", "h1", "entailment"), ("p", "h2", "neutral"), ("p", "h3", "contradiction")]))
     assert three["label_3way"].tolist() == [0, 1, 2]

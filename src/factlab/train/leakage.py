@@ -24,13 +24,19 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 
 
-def shingles(text: str, n: int = DEFAULT_N) -> set[int]:
-    """Hashes of every run of n consecutive words (a text shorter than n words has none).
+def runs_in_order(text: str, n: int = DEFAULT_N) -> list[int]:
+    """Hashes of the text's distinct runs of n consecutive words, in the order they first occur.
 
-    Python's string hash is salted per process: the hashes are compared within one process only.
+    Python's string hash is salted per process: the hashes are compared within one process only, and
+    nothing may depend on their order (a set's), or a report would change from run to run.
     """
     tokens = words(text)
-    return {hash(" ".join(tokens[i : i + n])) for i in range(len(tokens) - n + 1)}
+    return list(dict.fromkeys(hash(" ".join(tokens[i : i + n])) for i in range(len(tokens) - n + 1)))
+
+
+def shingles(text: str, n: int = DEFAULT_N) -> set[int]:
+    """Hashes of every run of n consecutive words (a text shorter than n words has none)."""
+    return set(runs_in_order(text, n))
 
 
 @dataclass
@@ -48,8 +54,8 @@ class EvaluationIndex:
         return index
 
     def leaks(self, text: str) -> str | None:
-        """The benchmark a text shares an n-word run with, or None."""
-        for run in shingles(text, self.n):
+        """The benchmark of the text's first run (in word order) that an evaluated text shares, or None."""
+        for run in runs_in_order(text, self.n):
             found = self.runs.get(run)
             if found is not None:
                 return found
