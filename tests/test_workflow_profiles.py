@@ -44,17 +44,24 @@ def test_gpu_config_validates_and_reserves_a_gpu_for_training() -> None:
     assert training and "gpu=1" in training.group(1)
 
 
-def test_default_profile_runs_the_trainings_and_their_inputs_first(tmp_path: Path) -> None:
-    """From an empty results/: the trainings and every job they need get the highest priority, nothing else does."""
+def dry_run_jobs(directory: Path, *targets: str) -> list[tuple[str, str]]:
+    """(rule name, the job's dry-run text) of every job `snakemake -n` plans in a tree linked to this one."""
     for name in ("Snakefile", "workflow", "profiles", "src", "config", "resources", "params.yaml"):
-        (tmp_path / name).symlink_to(ROOT / name)
+        (directory / name).symlink_to(ROOT / name)
     snakemake = Path(sys.executable).with_name("snakemake")
-    done = subprocess.run([str(snakemake), "-n", "--nolock"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(snakemake), "-n", "--nolock", *targets], cwd=directory, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     jobs = re.split(r"\n(?=(?:local)?rule \w+:\n)", done.stdout + done.stderr)
-    named = [(match.group(1), job) for job in jobs if (match := re.match(r"(?:local)?rule (\w+):", job))]
-    first = {name for name, job in named if "priority: highest" in job}
-    rest = {name for name, job in named if "priority: highest" not in job}
+    return [(match.group(1), job) for job in jobs if (match := re.match(r"(?:local)?rule (\w+):", job))]
+
+
+def test_the_trainings_and_their_inputs_run_first(tmp_path: Path) -> None:
+    """From an empty results/: the trainings and every kind of job they need come first, the tuning next."""
+    named = dry_run_jobs(tmp_path)
+    first = {name for name, job in named if "priority: 100" in job}
+    rest = {name for name, job in named if "priority: 100" not in job}
     assert {"train_qasem_parser", "train_aligner", "build_training_mixture", "check_training_leakage"} <= first
     assert first <= {"download_dataset", "build_benchmark", "train_qasem_parser", "build_training_mixture",
                      "check_training_leakage", "train_aligner"}  # fmt: skip
@@ -64,3 +71,10 @@ def test_default_profile_runs_the_trainings_and_their_inputs_first(tmp_path: Pat
     (tuning,) = [re.search(r"priority: (\w+)", job) for name, job in named if name == "tune_alignscore"]
     assert tuning and tuning.group(1) == "50"
     assert not any("priority:" in job for name, job in named if name.startswith("score_"))
+
+
+def test_one_target_plans_only_what_it_needs(tmp_path: Path) -> None:
+    """Scheduling the trainings first must not add them to every DAG (the profile's `prioritize:` once did:
+    asking for one benchmark planned both trainings, about 100 CPU-minutes)."""
+    named = dry_run_jobs(tmp_path, "results/data/qags_xsum.parquet")
+    assert sorted(name for name, _ in named) == ["build_benchmark", "download_dataset"]

@@ -13,6 +13,13 @@ from factlab.errors import ConfigError
 # One environment for every rule: the pinned project environment (`--sdm conda` users).
 CONDA_ENV = "../../environment.yml"
 
+# The two trainings are the critical path (every scoring job waits for the aligner, every QA-based one for the
+# parser): they and every kind of job they need (downloads, data builds, the training mixture and its leakage
+# check) run before anything else; AlignScore's chunk-size tuning next (priority 50). Rule priorities, not
+# Snakemake's --prioritize, which also adds its targets to the DAG: `snakemake results/data/x.parquet` would
+# train both models.
+TRAINING_PATH_PRIORITY = 100
+
 validate(config, "../schemas/params.schema.yaml")
 
 # Rule file name -> the dotted params.yaml keys read while parsing it: `python -m factlab.dvcyaml`

@@ -12,6 +12,7 @@ rule build_benchmark:
         report="results/data/reports/{name}.json",
     log:
         "logs/data/{name}.log",
+    priority: TRAINING_PATH_PRIORITY
     conda:
         CONDA_ENV
     params:

@@ -22,6 +22,7 @@ rule download_dataset:
         directory(f"{DOWNLOAD_DIR}/{{dataset}}"),
     log:
         "logs/download/{dataset}.log",
+    priority: TRAINING_PATH_PRIORITY
     conda:
         CONDA_ENV
     params:

@@ -19,6 +19,7 @@ rule train_qasem_parser:
         "logs/train/train_qasem_parser.log",
     benchmark:
         "benchmarks/train/train_qasem_parser.tsv"
+    priority: TRAINING_PATH_PRIORITY
     conda:
         CONDA_ENV
     threads: param("qasem.threads")
@@ -65,6 +66,7 @@ rule build_training_mixture:
         "logs/train/build_training_mixture.log",
     benchmark:
         "benchmarks/train/build_training_mixture.tsv"
+    priority: TRAINING_PATH_PRIORITY
     conda:
         CONDA_ENV
     threads: 1
@@ -85,6 +87,7 @@ rule check_training_leakage:
         f"{ALIGNER_DATA_DIR}/leakage.json",
     log:
         "logs/train/check_training_leakage.log",
+    priority: TRAINING_PATH_PRIORITY
     conda:
         CONDA_ENV
     params:
@@ -108,6 +111,7 @@ rule train_aligner:
         "logs/train/train_aligner.log",
     benchmark:
         "benchmarks/train/train_aligner.tsv"
+    priority: TRAINING_PATH_PRIORITY
     conda:
         CONDA_ENV
     threads: param("aligner.threads")
