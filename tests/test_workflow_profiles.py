@@ -73,6 +73,26 @@ def test_the_trainings_and_their_inputs_run_first(tmp_path: Path) -> None:
     assert not any("priority:" in job for name, job in named if name.startswith("score_"))
 
 
+def test_every_input_of_the_tuning_is_made_at_its_priority_or_higher(tmp_path: Path) -> None:
+    """A rule's priority is not inherited by the jobs making its inputs. Session 17's run from empty: the tuning's
+    last input, a 2-second sentence split at priority 0, waited 13 minutes behind baseline scoring after the
+    aligner was trained, and with it the tuning and every AlignScore job."""
+    named = dry_run_jobs(tmp_path)
+
+    def files(job: str, field: str) -> set[str]:
+        line = re.search(rf"^\s*{field}: ([^\n]+)", job, flags=re.MULTILINE)
+        return set(line.group(1).split(", ")) if line else set()
+
+    def priority(job: str) -> int:
+        found = re.search(r"priority: (\d+)", job)
+        return int(found.group(1)) if found else 0
+
+    (tuning,) = [job for name, job in named if name == "tune_alignscore"]
+    makers = [(name, job) for name, job in named if files(job, "output") & files(tuning, "input")]
+    assert {"build_benchmark", "preprocess_sentences", "train_aligner"} <= {name for name, _ in makers}
+    assert [name for name, job in makers if priority(job) < priority(tuning)] == []
+
+
 def test_one_target_plans_only_what_it_needs(tmp_path: Path) -> None:
     """Scheduling the trainings first must not add them to every DAG (the profile's `prioritize:` once did:
     asking for one benchmark planned both trainings, about 100 CPU-minutes)."""

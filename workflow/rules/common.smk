@@ -15,10 +15,12 @@ CONDA_ENV = "../../environment.yml"
 
 # The two trainings are the critical path (every scoring job waits for the aligner, every QA-based one for the
 # parser): they and every kind of job they need (downloads, data builds, the training mixture and its leakage
-# check) run before anything else; AlignScore's chunk-size tuning next (priority 50). Rule priorities, not
-# Snakemake's --prioritize, which also adds its targets to the DAG: `snakemake results/data/x.parquet` would
-# train both models.
+# check) run before anything else; AlignScore's chunk-size tuning, and the sentence splits it reads, next. Rule
+# priorities, not Snakemake's --prioritize, which also adds its targets to the DAG: `snakemake
+# results/data/x.parquet` would train both models. A priority is not inherited by a job's inputs: a 2-second
+# sentence split left at 0 once held the tuning, and so every AlignScore job, back 13 minutes.
 TRAINING_PATH_PRIORITY = 100
+TUNING_PATH_PRIORITY = 50
 
 validate(config, "../schemas/params.schema.yaml")
 

@@ -37,6 +37,7 @@ rule preprocess_sentences:
         "logs/preprocess/{benchmark}/sentences.log",
     benchmark:
         "benchmarks/preprocess/preprocess_sentences/{benchmark}.tsv"
+    priority: TUNING_PATH_PRIORITY
     conda:
         CONDA_ENV
     threads: 1

@@ -61,7 +61,7 @@ rule tune_alignscore:
         "logs/score/alignscore_tuning.log",
     benchmark:
         "benchmarks/score/alignscore_tuning.tsv"
-    priority: 50
+    priority: TUNING_PATH_PRIORITY
     conda:
         CONDA_ENV
     threads: param("score.threads")
