@@ -41,8 +41,9 @@ def register(commands: Any) -> None:
     parser.set_defaults(func=run_qa_decomposition_table)
 
 
-def interval(low: float, high: float, scale: float = 1.0) -> str:
-    return "" if pd.isna(low) or pd.isna(high) else f"[{scale * low:.1f}, {scale * high:.1f}]"
+def interval(low: float, high: float, scale: float = 1.0, decimals: int = 1) -> str:
+    """`[low, high]` at the precision of the estimate beside it (AUC x 100: 1 decimal; a correlation: 3)."""
+    return "" if pd.isna(low) or pd.isna(high) else f"[{scale * low:.{decimals}f}, {scale * high:.{decimals}f}]"
 
 
 def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
@@ -69,7 +70,9 @@ def frank_scorers_frame(correlations: pd.DataFrame) -> pd.DataFrame:
     table = correlations.pivot_table(index="metric", columns="subset", values="pearson", sort=False)
     table.columns = [f"Pearson {subset}" for subset in table.columns]
     on_all = correlations[correlations["subset"] == "all"].set_index("metric")
-    table["95% CI (all)"] = [interval(on_all.at[m, "pearson_ci_low"], on_all.at[m, "pearson_ci_high"]) for m in table.index]
+    table["95% CI (all)"] = [
+        interval(on_all.at[m, "pearson_ci_low"], on_all.at[m, "pearson_ci_high"], decimals=3) for m in table.index
+    ]
     table["n (all)"] = on_all["n"].reindex(table.index).astype("Int64")
     return table.reset_index().sort_values("Pearson all", ascending=False, kind="stable")
 
@@ -85,9 +88,10 @@ def localisation_frame(tokens: pd.DataFrame) -> pd.DataFrame:
             "precision": tokens["precision"],
             "recall": tokens["recall"],
             "F1": tokens["f1"],
+            "F1 95% CI": [interval(lo, hi, decimals=3) for lo, hi in zip(tokens["f1_ci_low"], tokens["f1_ci_high"], strict=True)],
             "token AUC": tokens["roc_auc"],
-            "AUC 95% CI": [
-                interval(lo, hi, 100) for lo, hi in zip(tokens["roc_auc_ci_low"], tokens["roc_auc_ci_high"], strict=True)
+            "AUC 95% CI": [  # on the token AUC's own 0-1 scale
+                interval(lo, hi, decimals=3) for lo, hi in zip(tokens["roc_auc_ci_low"], tokens["roc_auc_ci_high"], strict=True)
             ],
         }
     )
