@@ -1,6 +1,7 @@
 """Killed twice, resumed, bit-identical (make rerun-identical, in CI after the smoke DAG).
 
-    python tests/kill_resume.py COPY REFERENCE
+    python tests/kill_resume.py COPY REFERENCE [--forcerun RULE --model FILE --training-log LOG --training-marker TEXT
+                                                --score-logs GLOB --score-marker TEXT]
 
 COPY is a copy of the smoke directory REFERENCE (built and up to date). In COPY the aligner is retrained
 and everything downstream rebuilt (`--forcerun train_aligner`: the training, every scoring job, the
@@ -10,10 +11,19 @@ scoring job. Each time `snakemake --unlock` then `snakemake --rerun-incomplete` 
 byte-identical to REFERENCE's, the first run's: the retrained model, the scores, the meta-evaluation and
 the paper tables and figures. Exempt, and listed: files that record how long something took or when
 (timings, the benchmark: files, logs, the PDF's creation date).
+
+The defaults are the smoke check's (`make rerun-identical`); the options point it at another training, e.g. the
+default DAG's QASem parser killed in its second epoch and its QASemConsistency scoring killed a fifth of the way:
+
+    python tests/kill_resume.py COPY REFERENCE --forcerun train_qasem_parser \\
+        --model results/models/qasem_parser/model.safetensors --training-log logs/train/train_qasem_parser.log \\
+        --training-marker "epoch 2 step 100/" --score-logs "logs/score/qasem_consistency/qasem_consistency.0.log" \\
+        --score-marker " 20%|" --wait-seconds 3600
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
@@ -41,9 +51,11 @@ def start(directory: Path, *args: str) -> subprocess.Popen:
     )
 
 
-def kill_when(directory: Path, process: subprocess.Popen, what: str, pattern: str, marker: str, since: float) -> None:
+def kill_when(
+    directory: Path, process: subprocess.Popen, what: str, pattern: str, marker: str, since: float, wait: float
+) -> None:
     """SIGKILL the run's process group once a job log matching `pattern`, written after `since`, shows `marker`."""
-    deadline = time.monotonic() + 900
+    deadline = time.monotonic() + wait
     while True:
         fresh = [path for path in directory.glob(pattern) if path.stat().st_mtime >= since]
         if any(marker in path.read_text(errors="replace") for path in fresh):
@@ -51,7 +63,7 @@ def kill_when(directory: Path, process: subprocess.Popen, what: str, pattern: st
         if process.poll() is not None:
             raise SystemExit(f"the run ended (exit {process.returncode}) before it was killed during {what}")
         if time.monotonic() > deadline:
-            raise SystemExit(f"{what} did not get under way within 900 s")
+            raise SystemExit(f"{what} did not get under way within {wait:.0f} s")
         time.sleep(POLL_SECONDS)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
@@ -90,29 +102,43 @@ def digests(directory: Path) -> dict[str, str]:
     return found
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("copy", type=Path, help="a copy of REFERENCE, where the run is killed and resumed")
+    parser.add_argument("reference", type=Path, help="the built, up-to-date directory whose artefacts must be matched")
+    parser.add_argument("--forcerun", default="train_aligner", help="the training rerun with everything downstream")
+    parser.add_argument("--model", default="results/models/aligner/model.safetensors", help="that training's model")
+    parser.add_argument("--training-log", default="logs/train/train_aligner.log")
+    parser.add_argument("--training-marker", default=" step ", help="killed once the training's log shows this")
+    parser.add_argument("--score-logs", default="logs/score/**/*.log", help="glob of the score-stage job logs")
+    parser.add_argument("--score-marker", default="", help="killed once a fresh score log shows this ('' = at its start)")
+    parser.add_argument("--wait-seconds", type=float, default=900, help="the longest wait for each kill's marker")
+    return parser.parse_args()
+
+
 def main() -> int:
-    copy, reference = (Path(arg).resolve() for arg in sys.argv[1:3])
-    model = "results/models/aligner/model.safetensors"
-    trained_before = (copy / model).stat().st_mtime
+    args = arguments()
+    copy, reference = args.copy.resolve(), args.reference.resolve()
+    trained_before = (copy / args.model).stat().st_mtime
 
     since = time.time() - 1
-    run = start(copy, "--forcerun", "train_aligner")
-    kill_when(copy, run, "train_aligner", "logs/train/train_aligner.log", " step ", since)  # after its first steps
+    run = start(copy, "--forcerun", args.forcerun)
+    kill_when(copy, run, args.forcerun, args.training_log, args.training_marker, since, args.wait_seconds)
     # Snakemake removed the training's outputs when the job started (or flags them incomplete): it must not
     # take what a killed job left for a finished model
     dry = subprocess.run(["snakemake", "--cores", "2", "-n", "--rerun-incomplete"], cwd=copy, capture_output=True, text=True)
-    if "rule train_aligner:" not in dry.stdout + dry.stderr:
-        raise SystemExit("after the kill, Snakemake does not rerun train_aligner")
+    if f"rule {args.forcerun}:" not in dry.stdout + dry.stderr:
+        raise SystemExit(f"after the kill, Snakemake does not rerun {args.forcerun}")
 
     since = time.time() - 1
     run = start(copy, "--rerun-incomplete")
-    kill_when(copy, run, "the first score-stage job", "logs/score/**/*.log", "", since)
+    kill_when(copy, run, "a score-stage job", args.score_logs, args.score_marker, since, args.wait_seconds)
 
     resumed = start(copy, "--rerun-incomplete")
     if resumed.wait() != 0:
         raise SystemExit(f"the resumed run failed (exit {resumed.returncode}); see .snakemake/kill-resume.log")
-    if (copy / model).stat().st_mtime <= trained_before:
-        raise SystemExit("the aligner was not retrained")
+    if (copy / args.model).stat().st_mtime <= trained_before:
+        raise SystemExit(f"{args.model} was not retrained")
 
     ours, theirs = digests(copy), digests(reference)
     differing = sorted(path for path in ours.keys() | theirs.keys() if ours.get(path) != theirs.get(path))
