@@ -1,6 +1,8 @@
 # factlab: download -> data -> preprocess -> train -> score -> metaeval -> paper (and report: HTML pages of the scores)
 from snakemake.utils import min_version
 
+from factlab.failed_jobs import forget_failed_jobs
+
 min_version("9.0")
 
 
@@ -16,6 +18,11 @@ include: "workflow/rules/score.smk"
 include: "workflow/rules/metaeval.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
+
+
+# A failed job's outputs must not pass for built from its current inputs (factlab.failed_jobs).
+onerror:
+    forget_failed_jobs(workflow)
 
 
 rule all:

@@ -141,3 +141,38 @@ def test_fresh_clone_pulls_and_rebuilds_nothing(project, tmp_path):
     assert "Nothing to be done" in dry.stdout + dry.stderr, dry.stdout[-3000:]
     for target in targets:
         assert sha256_file(clone / target) == sha256_file(project / target)
+
+
+@pytest.mark.slow
+def test_a_job_killed_after_its_input_changed_is_rebuilt_with_what_follows(project, tmp_path):
+    """A job killed while Snakemake lives on (the OOM killer, a lost node) after its input changed: Snakemake
+    9.27 records it as finished from that input and removes its output, so without the Snakefile's `onerror`
+    (factlab.failed_jobs) the next run has nothing to do and the sentences downstream keep the old summary."""
+    target = "results/preprocess/mine/sentences.parquet"
+    built = snakemake(project, target)
+    assert built.returncode == 0, built.stderr[-2000:]
+    original = (project / "mine.jsonl").read_text()
+    records = [json.loads(line) for line in original.splitlines()]
+    added = "The van was found burnt out on Tuesday."
+    records[0]["summary"] = f"{records[0]['summary']} {added}"
+    killer = tmp_path / "killer"  # a `factlab` that dies as the OOM killer's victim does
+    killer.mkdir()
+    (killer / "factlab").write_text("#!/bin/sh\nkill -9 $$\n")
+    (killer / "factlab").chmod(0o755)
+    env = {**os.environ, "PATH": f"{killer}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    (project / "mine.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    try:
+        killed = subprocess.run(
+            [sys.executable, "-m", "snakemake", "--cores", "1", target], cwd=project, capture_output=True, text=True, env=env
+        )
+        assert killed.returncode != 0
+        assert "Error in rule build_benchmark" in killed.stdout + killed.stderr, killed.stderr[-2000:]
+        dry = snakemake(project, "-n", target)
+        assert "Nothing to be done" not in dry.stdout + dry.stderr, dry.stdout[-3000:]
+        resumed = snakemake(project, target)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        sentences = pd.read_parquet(project / target)
+        assert added in " ".join(sentences.loc[sentences["side"] == "output", "text"])
+    finally:
+        (project / "mine.jsonl").write_text(original)
+        assert snakemake(project, target).returncode == 0
