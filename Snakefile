@@ -1,7 +1,7 @@
 # factlab: download -> data -> preprocess -> train -> score -> metaeval -> paper (and report: HTML pages of the scores)
 from snakemake.utils import min_version
 
-from factlab.failed_jobs import forget_failed_jobs
+from factlab.failed_jobs import mark_after_failed_jobs_incomplete
 
 min_version("9.0")
 
@@ -20,9 +20,9 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
 
 
-# A failed job's outputs must not pass for built from its current inputs (factlab.failed_jobs).
+# What was built from a failed job's old outputs must not pass for up to date (factlab.failed_jobs).
 onerror:
-    forget_failed_jobs(workflow)
+    mark_after_failed_jobs_incomplete(workflow)
 
 
 rule all:

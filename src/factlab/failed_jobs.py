@@ -1,37 +1,70 @@
-"""Forget Snakemake's records of failed jobs, so that a resumed run reruns them (the Snakefile's `onerror`).
+"""After a failed job, make the next run rebuild what was built from its old output (the Snakefile's `onerror`).
 
 Snakemake 9.27 records a failed job as if it had finished (snakemake/snakemake#3808): its outputs' metadata
-gets `incomplete: false` and the checksums of the inputs the job failed on, and then its outputs are removed.
-Since Snakemake 9.18 a newer input whose checksum matches the recorded one is not an updated input, and a
-missing output that no job downstream needs is not rebuilt. So when a job fails after its inputs changed
-(the OOM killer, a lost cluster node, an exception), the next `snakemake` finds nothing to do and keeps the
-artefacts downstream of it, built from the old inputs: measured on a two-rule workflow, where the next run
-rebuilt nothing and the final file kept the old input's content. Deleting the failed job's records (what
-`snakemake --cleanup-metadata` does, which cannot run while this run holds the lock) makes the next run
-compare the inputs with the outputs again, and rerun the job and everything after it.
+gets `incomplete: false` with the parameters and input checksums the job failed with, and then its outputs
+are removed. The next run sees a missing output that no job needs (the artefacts after it are there), a
+newer input whose checksum matches the record (not an updated input) and unchanged parameters: it finds
+nothing to do and keeps the artefacts after the job, built from the old input. A missing record does not
+help: Snakemake 9.27 only warns about it. Measured on a two-rule workflow and on factlab's own
+(tests/test_workflow_rerun.py).
+
+The fix: mark every output after a failed job incomplete (Snakemake's own marker, set when a job starts).
+`snakemake --rerun-incomplete`, the README's resume recipe, then reruns those jobs, which need the failed
+job's output, so it reruns too; a run without the flag stops and names the files. At worst a job whose
+inputs had not changed reruns; a stale artefact is never kept.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections import deque
 from typing import Any
 
 LOG = logging.getLogger(__name__)
 
 
-def forget_failed_jobs(workflow: Any) -> list[str]:
-    """Delete the metadata records of every output of the jobs that failed in this run; return their paths.
+def failed_jobs(workflow: Any) -> list[Any]:
+    """The jobs of this run that failed: for good, or once with a retry not yet run when the run stopped."""
+    if workflow.scheduler is None:  # the DAG failed before any job ran
+        return []
+    dag = workflow.dag
+    retried = [job for job in dag.jobs if job.attempt > 1 and not dag.finished(job)]
+    return sorted(set(workflow.scheduler.failed) | set(retried), key=str)
 
-    `workflow` is the Snakefile's `workflow` object (its scheduler knows the failed jobs, after retries).
+
+def jobs_after(dag: Any, jobs: list[Any]) -> list[Any]:
+    """Every job downstream of `jobs` in the DAG (not `jobs` themselves)."""
+    seen: set[Any] = set()
+    queue = deque(jobs)
+    while queue:
+        for reader in dag.depending[queue.popleft()]:
+            if reader not in seen:
+                seen.add(reader)
+                queue.append(reader)
+    return sorted(seen - set(jobs), key=str)
+
+
+def mark_after_failed_jobs_incomplete(workflow: Any) -> list[str]:
+    """Mark the existing outputs of every job after a failed one incomplete; return their paths.
+
+    `workflow` is the Snakefile's `workflow` object. An error is logged, not raised: this runs while
+    Snakemake reports the failure that matters.
     """
-    scheduler = workflow.scheduler
-    failed = [] if scheduler is None else sorted(scheduler.failed, key=lambda job: str(job))
-    forgotten = [str(output) for job in failed for output in job.output if workflow.persistence.cleanup_metadata(output)]
-    if forgotten:
+    marked: list[str] = []
+    try:
+        for job in jobs_after(workflow.dag, failed_jobs(workflow)):
+            existing = [str(output) for output in job.output if os.path.exists(output)]
+            if existing:
+                workflow.persistence.started(job)
+                marked.extend(existing)
+    except Exception as error:  # noqa: BLE001 (the run has failed already; say what to do by hand)
+        LOG.error("could not mark the outputs after the failed jobs incomplete (%s): rerun them with --forcerun", error)
+    if marked:
         LOG.warning(
-            "forgot Snakemake's records of %d output(s) of %d failed job(s), so the next run rebuilds them: %s",
-            len(forgotten),
-            len(failed),
-            ", ".join(forgotten),
+            "%d output(s) after the failed job(s) were built from their old outputs and are marked incomplete; "
+            "resume with snakemake --rerun-incomplete: %s",
+            len(marked),
+            ", ".join(marked),
         )
-    return forgotten
+    return marked
