@@ -25,14 +25,15 @@ FIXTURE_JSONL = ROOT / "tests" / "fixtures" / "byo_qags_xsum_head.jsonl"  # 6 QA
 LINKED = ("Snakefile", "workflow", "src", "config")
 
 
-def run_tool(project: Path, module: str, *args: str) -> subprocess.CompletedProcess:
-    # The rules call the `factlab` script installed beside this interpreter.
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+def run_tool(project: Path, module: str, *args: str, bin_first: Path | None = None) -> subprocess.CompletedProcess:
+    # The rules call the `factlab` script installed beside this interpreter (or one in `bin_first`).
+    path = [str(bin_first)] if bin_first else []
+    env = {**os.environ, "PATH": os.pathsep.join([*path, str(Path(sys.executable).parent), os.environ["PATH"]])}
     return subprocess.run([sys.executable, "-m", module, *args], cwd=project, capture_output=True, text=True, env=env)
 
 
-def snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
-    return run_tool(project, "snakemake", "--cores", "1", *args)
+def snakemake(project: Path, *args: str, bin_first: Path | None = None) -> subprocess.CompletedProcess:
+    return run_tool(project, "snakemake", "--cores", "1", *args, bin_first=bin_first)
 
 
 def write_params(project: Path, mirror: Path, **download: object) -> None:
@@ -161,12 +162,9 @@ def test_a_job_killed_after_its_input_changed_is_rebuilt_with_what_follows(proje
     killer.mkdir()
     (killer / "factlab").write_text("#!/bin/sh\nkill -9 $$\n")
     (killer / "factlab").chmod(0o755)
-    env = {**os.environ, "PATH": f"{killer}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     (project / "mine.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
     try:
-        killed = subprocess.run(
-            [sys.executable, "-m", "snakemake", "--cores", "1", target], cwd=project, capture_output=True, text=True, env=env
-        )
+        killed = snakemake(project, target, bin_first=killer)
         assert killed.returncode != 0
         assert "Error in rule build_benchmark" in killed.stdout + killed.stderr, killed.stderr[-2000:]
         assert f"marked incomplete; resume with snakemake --rerun-incomplete: {target}" in killed.stderr

@@ -6,7 +6,7 @@ are removed. The next run sees a missing output that no job needs (the artefacts
 newer input whose checksum matches the record (not an updated input) and unchanged parameters: it finds
 nothing to do and keeps the artefacts after the job, built from the old input. A missing record does not
 help: Snakemake 9.27 only warns about it. Measured on a two-rule workflow and on factlab's own
-(tests/test_workflow_rerun.py).
+(tests/test_failed_jobs.py, tests/test_workflow_rerun.py).
 
 The fix: mark every output after a failed job incomplete (Snakemake's own marker, set when a job starts).
 `snakemake --rerun-incomplete`, the README's resume recipe, then reruns those jobs, which need the failed
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections import deque
 from typing import Any
 
 LOG = logging.getLogger(__name__)
@@ -33,18 +32,6 @@ def failed_jobs(workflow: Any) -> list[Any]:
     return sorted(set(workflow.scheduler.failed) | set(retried), key=str)
 
 
-def jobs_after(dag: Any, jobs: list[Any]) -> list[Any]:
-    """Every job downstream of `jobs` in the DAG (not `jobs` themselves)."""
-    seen: set[Any] = set()
-    queue = deque(jobs)
-    while queue:
-        for reader in dag.depending[queue.popleft()]:
-            if reader not in seen:
-                seen.add(reader)
-                queue.append(reader)
-    return sorted(seen - set(jobs), key=str)
-
-
 def mark_after_failed_jobs_incomplete(workflow: Any) -> list[str]:
     """Mark the existing outputs of every job after a failed one incomplete; return their paths.
 
@@ -53,7 +40,10 @@ def mark_after_failed_jobs_incomplete(workflow: Any) -> list[str]:
     """
     marked: list[str] = []
     try:
-        for job in jobs_after(workflow.dag, failed_jobs(workflow)):
+        failed = failed_jobs(workflow)
+        # Snakemake's own traversal of the jobs reading a job's outputs, at any depth
+        after = [job for job in workflow.dag.bfs(workflow.dag.depending, *failed) if job not in failed]
+        for job in after:
             existing = [str(output) for output in job.output if os.path.exists(output)]
             if existing:
                 workflow.persistence.started(job)
