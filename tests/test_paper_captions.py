@@ -47,8 +47,8 @@ def test_to_rst(latex, rst):
 def test_to_rst_of_a_paper_caption():
     assert to_rst(captions.TRUE_DETECTION) == (
         "ROC AUC × 100 of factlab's scorers on the TRUE sets (positive = consistent), with 95% document-bootstrap "
-        "intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released. On BEGIN and Q2 "
-        "(sources of at most 64 and 71 words) AlignScore and SCALE read the same pairs with the same model, so their "
+        "intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released. On BEGIN and Q2, "
+        "whose sources are a few dozen words, AlignScore and SCALE read the same pairs with the same model, so their "
         "scores coincide."
     )
     assert to_rst(captions.frank_baselines("ranked")).startswith(

@@ -170,7 +170,7 @@ def pipeline_cost(throughput: dict) -> str:
 TRUE_DETECTION = (
     "ROC AUC $\\times$ 100 of factlab's scorers on the TRUE sets (positive = consistent), with 95\\% "
     "document-bootstrap intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released. "
-    "On BEGIN and Q2 (sources of at most 64 and 71 words) AlignScore and SCALE read the same pairs with the "
+    "On BEGIN and Q2, whose sources are a few dozen words, AlignScore and SCALE read the same pairs with the "
     "same model, so their scores coincide."
 )
 
