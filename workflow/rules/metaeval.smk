@@ -432,6 +432,43 @@ rule evaluate_qa_decomposition:
         "--ece-bins {params.ece_bins} --out-qas {output.qas} --out-responses {output.responses} > {log} 2>&1"
 
 
+# QASemConsistency's QA-level detection (its paper's protocol: BAcc at 0.5 per task on the test split) for every
+# scorer of the gold QAs, and for the QASemConsistency scorer's own reading of them (the decomposition's gold_qas).
+QA_DETECTION_SCORES = score_files(["qasem_consistency_qas"], SCORERS)
+QA_DETECTION_PROTOCOL = (
+    QA_DECOMPOSITION_TABLES["gold_qas"] if QA_DECOMPOSITION_RUN else None
+)
+QA_DETECTION_RUN = bool(QA_DETECTION_SCORES) or QA_DETECTION_PROTOCOL is not None
+
+
+rule evaluate_qa_detection:
+    input:
+        gold_qas=GOLD_QAS["qasem_consistency"],
+        scores=QA_DETECTION_SCORES,
+        protocol=QA_DETECTION_PROTOCOL or [],
+        code=code("metaeval", "qa-detection"),
+    output:
+        detection=f"{METAEVAL_DIR}/qasem_consistency/qa_detection.csv",
+        published=f"{METAEVAL_DIR}/qasem_consistency/qa_detection_published.csv",
+    log:
+        "logs/metaeval/qa_detection.log",
+    conda:
+        CONDA_ENV
+    params:
+        protocol=(
+            f"--protocol-scores {QA_DETECTION_PROTOCOL}"
+            if QA_DETECTION_PROTOCOL
+            else ""
+        ),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
+    shell:
+        "factlab metaeval qa-detection --gold-qas {input.gold_qas} --scores {input.scores} {params.protocol} "
+        "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
+        "--out {output.detection} --out-published {output.published} > {log} 2>&1"
+
+
 rule metaeval:
     input:
         rules.evaluate_localisation.output if LOCALISATION_RUN else [],
@@ -448,3 +485,4 @@ rule metaeval:
         rules.evaluate_true_detection.output,
         rules.correlate_frank_scorers.output if FRANK_SCORED else [],
         rules.evaluate_qa_decomposition.output if QA_DECOMPOSITION_RUN else [],
+        rules.evaluate_qa_detection.output if QA_DETECTION_RUN else [],

@@ -405,6 +405,27 @@ rule tabulate_qa_decomposition:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule tabulate_qa_detection:
+    input:
+        detection=rules.evaluate_qa_detection.output.detection,
+        published=rules.evaluate_qa_detection.output.published,
+        code=code("paper", "qa-detection-table"),
+    output:
+        md=report(
+            "paper/tables/qa_detection.md",
+            caption="../report/qa_detection_table.rst",
+            category="localisation",
+        ),
+        tex="paper/tables/qa_detection.tex",
+    log:
+        "logs/paper/tabulate_qa_detection.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper qa-detection-table --detection {input.detection} --published {input.published} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
 # What the run cost: every job's `benchmark:` file (its wall and CPU time, peak memory). The list mirrors the
 # jobs the default target builds; tests/test_paper_pipeline_cost.py checks it adds no job to the DAG. Data
 # builds (minutes in all) have none: Snakemake counts a benchmark file as an output, so adding one would
@@ -486,6 +507,7 @@ PAPER_PARTS = [
     *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
     *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
+    *([rules.tabulate_qa_detection.output] if QA_DETECTION_RUN else []),
 ]
 PAPER_TABLES = [
     str(path) for part in PAPER_PARTS for path in part if str(path).endswith(".tex")

@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "frank-scorers": "factlab.metaeval.frank_scorers",
     "localisation": "factlab.metaeval.localisation_command",
     "qa-decomposition": "factlab.metaeval.qa_decomposition",
+    "qa-detection": "factlab.metaeval.qa_detection",
 }
 
 

@@ -68,6 +68,16 @@ QA_DECOMPOSITION = (
     "difference and a response-bootstrap 95\\% CI."
 )
 
+QA_DETECTION = (
+    "QASemConsistency's QA-level detection on its test split (Cattan et al., 2024): each annotated QA (label: "
+    "majority of 3 votes) scored against its source; balanced accuracy $\\times$ 100 with a QA predicted supported "
+    "iff its score $\\geq$ 0.5 (the paper's protocol, no tuning), ROC AUC $\\times$ 100 (positive = supported), and "
+    "balanced accuracy at one threshold per scorer tuned on the dev split. factlab: qasem\\_consistency reads each QA as "
+    "one hypothesis (question, a space, the answer; max over source chunks); the other scorers read it as the "
+    "benchmark's output text, which those that split sentences see as two (question, answer). Published rows: "
+    "balanced accuracy at 0.5 as reported."
+)
+
 LOCALISATION = (
     "Token-level localisation: each scorer's per-sentence support projected onto the output's tokens (flagged "
     "when below the threshold), against XSumFaith's hallucination spans (majority of 3 workers) and WiCE's "
@@ -269,6 +279,11 @@ REPORT_CAPTIONS: dict[str, str] = {
         f"Model, aggregation and threshold: {_param('score.qasem_consistency')}. Tables: "
         f"{_texttt(f'{_METAEVAL}/qa_decomposition/response_detection.csv')}, "
         f"{_texttt(f'{_METAEVAL}/qa_decomposition/qa_detection.csv')}.",
+    ),
+    "qa_detection_table": _report(
+        QA_DETECTION,
+        f"Per task, split and scorer, with AUC intervals: {_texttt(f'{_METAEVAL}/qasem_consistency/qa_detection.csv')}; "
+        f"published values: {_texttt('qa_detection_published.csv')} beside it.",
     ),
     "pipeline_cost_table": _pipeline_cost(
         f"The scoring engine's pairs per second against AlignScore's reference loop: "

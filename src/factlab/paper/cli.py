@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "localisation-table": "factlab.paper.scorer_tables",
     "retrieval-table": "factlab.paper.scorer_tables",
     "qa-decomposition-table": "factlab.paper.scorer_tables",
+    "qa-detection-table": "factlab.paper.scorer_tables",
     "pipeline-cost-table": "factlab.paper.pipeline_cost",
     "main-tex": "factlab.paper.main_tex",
     "pdf": "factlab.paper.latex",

@@ -84,7 +84,7 @@ SECTIONS = (
         "sec:localisation",
         "Where is the inconsistency? Scorers' sentence-level support projected onto tokens is compared with "
         "annotated hallucination spans, and SCALE's evidence retrieval with the sentences annotators cited.",
-        ("localisation", "qa_decomposition", "scale_retrieval"),
+        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval"),
     ),
     Section(
         "QASem parser",

@@ -5,7 +5,9 @@
 - `localisation-table`: results/metaeval/localisation/tokens.csv;
 - `retrieval-table`: results/score/wice_claims/scale_retrieval.json (SCALE's evidence retrieval);
 - `qa-decomposition-table`: results/metaeval/qa_decomposition/{response,qa}_detection.csv (QASemConsistency's QAs
-  against sentences and against the parser's QAs).
+  against sentences and against the parser's QAs);
+- `qa-detection-table`: results/metaeval/qasem_consistency/qa_detection{,_published}.csv (QASemConsistency's QA-level
+  detection on the test split, beside the published balanced accuracies).
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ def register(commands: Any) -> None:
     parser.add_argument("--out-md", required=True)
     parser.add_argument("--out-tex", required=True)
     parser.set_defaults(func=run_qa_decomposition_table)
+    parser = commands.add_parser("qa-detection-table", help="QASemConsistency: QA-level detection of every scorer")
+    parser.add_argument("--detection", required=True, help="qa_detection.csv")
+    parser.add_argument("--published", required=True, help="qa_detection_published.csv")
+    parser.add_argument("--out-md", required=True)
+    parser.add_argument("--out-tex", required=True)
+    parser.set_defaults(func=run_qa_detection_table)
 
 
 def interval(low: float, high: float, scale: float = 1.0, decimals: int = 1) -> str:
@@ -136,6 +144,36 @@ def qa_decomposition_frame(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.Dat
 def run_qa_decomposition_table(args: argparse.Namespace) -> None:
     frame = qa_decomposition_frame(pd.read_csv(args.responses), pd.read_csv(args.qas))
     write_tables(frame, args.out_md, args.out_tex, captions.QA_DECOMPOSITION, "tab:qa-decomposition")
+
+
+QA_DETECTION_SPLIT = "test"  # the split the paper reports and the published numbers are on
+
+
+def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """One row per scorer on the test split, then the published systems: per task, BAcc x 100 at 0.5 (the
+    protocol), ROC AUC x 100 and BAcc x 100 at the dev-tuned threshold; published rows carry BAcc at 0.5 only."""
+    test = detection[detection["split"] == QA_DETECTION_SPLIT]
+    tasks = [task for task in dict.fromkeys(test["task"]) if task != "all"]
+    rows = []
+    for scorer, part in test.groupby("scorer", sort=False):
+        by_task = part.set_index("task")
+        row: dict[str, Any] = {"scorer": f"factlab: {scorer}"}
+        for task in tasks:
+            row[f"{task} BAcc"] = 100 * by_task.loc[task, "bacc_fixed05"]
+        for task in tasks:
+            row[f"{task} AUC"] = 100 * by_task.loc[task, "roc_auc"]
+        for task in tasks:
+            row[f"{task} BAcc dev-tuned"] = 100 * by_task.loc[task, "bacc_dev_tuned"]
+        rows.append(row)
+    for system, part in published[published["split"] == QA_DETECTION_SPLIT].groupby("system", sort=False):
+        by_task = part.set_index("task")["bacc_fixed05_x100"]
+        rows.append({"scorer": f"{system} (published)", **{f"{task} BAcc": by_task.get(task) for task in tasks}})
+    return pd.DataFrame(rows)
+
+
+def run_qa_detection_table(args: argparse.Namespace) -> None:
+    frame = qa_detection_frame(pd.read_csv(args.detection), pd.read_csv(args.published))
+    write_tables(frame, args.out_md, args.out_tex, captions.QA_DETECTION, "tab:qa-detection")
 
 
 def run_table(args: argparse.Namespace) -> None:

@@ -1,0 +1,151 @@
+"""QASemConsistency's QA-level detection (factlab.metaeval.qa_detection) on the real gold QAs.
+
+Scores: a word-overlap reading of each real QA (the share of the answer's words found in its source,
+computed here) and, in the scorer's `units` layout, seeded noise around the labels. Every number is checked
+against scikit-learn on the rows selected here by hand; the dev-tuned threshold against a brute-force
+search over the dev scores.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+from factlab.cli import main
+from factlab.data.adapters.qasem_consistency import adapt_qas
+from factlab.data.schema import validate_benchmark
+
+
+@pytest.fixture(scope="module")
+def gold(raw) -> pd.DataFrame:
+    return validate_benchmark(adapt_qas(raw).frame, "qasem_consistency_qas")
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def overlap_scores(gold: pd.DataFrame) -> pd.DataFrame:
+    shares = [
+        len(words(answer) & words(source)) / max(1, len(words(answer)))
+        for answer, source in zip(gold["answer"], gold["source"], strict=True)
+    ]
+    return pd.DataFrame({"example_id": gold["example_id"], "score": shares})
+
+
+def protocol_table(gold: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The QASemConsistency scorer's layout (one row per response, its QAs as `qa` units) and the same scores flat."""
+    rng = np.random.default_rng(3)
+    flat = pd.DataFrame(
+        {"example_id": gold["example_id"], "score": np.clip(0.3 * gold["label"] + rng.uniform(0, 0.7, len(gold)), 0, 1)}
+    )
+    by_qa = dict(zip(flat["example_id"], flat["score"], strict=True))
+    rows = [
+        {
+            "example_id": response,
+            "score": float(np.mean([by_qa[qa] for qa in part["example_id"]])),
+            "units": [
+                {"unit": "qa", "qa_id": qa, "sentence_index": int(sentence), "score": by_qa[qa]}
+                for qa, sentence in zip(part["example_id"], part["sent_id"], strict=True)
+            ],
+        }
+        for response, part in gold.groupby("doc_id", sort=False)
+    ]
+    return pd.DataFrame(rows), flat
+
+
+def run(tmp_path, gold: pd.DataFrame, scores: dict[str, pd.DataFrame], protocol: pd.DataFrame | None) -> int:
+    gold_path = tmp_path / "qasem_consistency_qas.parquet"
+    gold.to_parquet(gold_path)
+    paths = []
+    for name, frame in scores.items():
+        paths.append(tmp_path / f"{name}.parquet")
+        frame.to_parquet(paths[-1])
+    protocol_args = []
+    if protocol is not None:
+        protocol.to_parquet(tmp_path / "gold_qas.parquet")
+        protocol_args = ["--protocol-scores", str(tmp_path / "gold_qas.parquet")]
+    return main(
+        ["metaeval", "qa-detection", "--gold-qas", str(gold_path), "--scores", *map(str, paths), *protocol_args,
+         "--resamples", "100", "--confidence", "0.95", "--seed", "1",
+         "--out", str(tmp_path / "qa_detection.csv"), "--out-published", str(tmp_path / "published.csv")]
+    )  # fmt: skip
+
+
+def brute_force_threshold(labels: np.ndarray, scores: np.ndarray) -> float:
+    """The lowest observed score whose `score >= t` maximises sklearn's balanced accuracy."""
+    candidates = np.unique(scores)
+    accuracies = [balanced_accuracy_score(labels, scores >= t) for t in candidates]
+    return float(candidates[int(np.argmax(accuracies))])
+
+
+def test_every_row_equals_sklearn_on_its_task_and_split(tmp_path, gold) -> None:
+    protocol, protocol_flat = protocol_table(gold)
+    overlap = overlap_scores(gold)
+    assert run(tmp_path, gold, {"overlap": overlap}, protocol) == 0
+    table = pd.read_csv(tmp_path / "qa_detection.csv").set_index(["scorer", "task", "split"])
+    assert set(table.index.get_level_values("scorer")) == {"overlap", "qasem_consistency"}
+    for scorer, flat in (("overlap", overlap), ("qasem_consistency", protocol_flat)):
+        joined = gold[["example_id", "task", "split", "label"]].merge(flat, on="example_id")
+        dev = joined[joined["split"] == "dev"]
+        threshold = brute_force_threshold(dev["label"].to_numpy(), dev["score"].to_numpy())
+        for split in ("dev", "test"):
+            in_split = joined[joined["split"] == split]
+            for task in ("cliff", "factscore", "verifiability", "all"):
+                part = in_split if task == "all" else in_split[in_split["task"] == task]
+                row = table.loc[(scorer, task, split)]
+                assert row["n"] == len(part) > 100 and row["supported"] == part["label"].sum()
+                assert row["roc_auc"] == pytest.approx(roc_auc_score(part["label"], part["score"]))
+                assert row["roc_auc_ci_low"] <= row["roc_auc"] <= row["roc_auc_ci_high"]
+                assert row["bacc_fixed05"] == pytest.approx(balanced_accuracy_score(part["label"], part["score"] >= 0.5))
+                assert row["threshold_dev_tuned"] == pytest.approx(threshold)
+                assert row["bacc_dev_tuned"] == pytest.approx(balanced_accuracy_score(part["label"], part["score"] >= threshold))
+    # the answer-overlap reading carries signal on the real QAs: an unsupported answer often names what the source lacks
+    assert table.loc[("overlap", "all", "test"), "roc_auc"] > 0.6
+    published = pd.read_csv(tmp_path / "published.csv")
+    assert set(published["task"]) == {"cliff", "factscore", "verifiability"} and set(published["split"]) == {"test"}
+
+
+def test_unscored_qas_are_counted_and_left_out(tmp_path, gold) -> None:
+    overlap = overlap_scores(gold)
+    unscored = overlap["example_id"].isin(set(gold.loc[gold["split"] == "test", "example_id"].iloc[:7]))
+    overlap.loc[unscored, "score"] = np.nan
+    assert run(tmp_path, gold, {"overlap": overlap.iloc[5:]}, None) == 0  # 5 QAs missing from the table too
+    table = pd.read_csv(tmp_path / "qa_detection.csv").set_index(["scorer", "task", "split"])
+    test_all = table.loc[("overlap", "all", "test")]
+    assert test_all["n_unscored"] == 7 + int((gold.iloc[:5]["split"] == "test").sum())
+    assert test_all["n"] + test_all["n_unscored"] == int((gold["split"] == "test").sum())
+
+
+def test_a_score_for_an_unknown_qa_is_a_one_line_error(tmp_path, gold, capsys) -> None:
+    overlap = overlap_scores(gold)
+    overlap.loc[0, "example_id"] = "cliff/0/none/qa99"
+    assert run(tmp_path, gold, {"overlap": overlap}, None) != 0
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "overlap.parquet" in error[0] and "cliff/0/none/qa99" in error[0]
+    assert not (tmp_path / "qa_detection.csv").exists() and not (tmp_path / "published.csv").exists()
+
+
+def test_paper_table_shows_the_test_split_beside_the_published_rows(tmp_path, gold) -> None:
+    protocol, _ = protocol_table(gold)
+    assert run(tmp_path, gold, {"overlap": overlap_scores(gold)}, protocol) == 0
+    out_md, out_tex = tmp_path / "t.md", tmp_path / "t.tex"
+    command = ["paper", "qa-detection-table", "--detection", str(tmp_path / "qa_detection.csv"),
+               "--published", str(tmp_path / "published.csv"), "--out-md", str(out_md), "--out-tex", str(out_tex)]  # fmt: skip
+    assert main(command) == 0
+    from factlab.paper.scorer_tables import qa_detection_frame
+
+    detection = pd.read_csv(tmp_path / "qa_detection.csv")
+    frame = qa_detection_frame(detection, pd.read_csv(tmp_path / "published.csv")).set_index("scorer")
+    expected = detection[(detection["split"] == "test") & (detection["task"] == "factscore")].set_index("scorer")
+    assert frame.loc["factlab: overlap", "factscore BAcc"] == pytest.approx(100 * expected.loc["overlap", "bacc_fixed05"])
+    assert frame.loc["factlab: qasem_consistency", "cliff AUC"] == pytest.approx(
+        100 * detection.set_index(["scorer", "task", "split"]).loc[("qasem_consistency", "cliff", "test"), "roc_auc"]
+    )
+    assert frame.loc["TRUE-11B (published)", "factscore BAcc"] == 72.5
+    assert pd.isna(frame.loc["MiniCheck (published)", "cliff AUC"])
+    assert "tab:qa-detection" in out_tex.read_text() and "TRUE-11B" in out_md.read_text()
