@@ -9,9 +9,10 @@ import torch
 from tiny_aligner import tiny_bert_config
 from transformers import BertForSequenceClassification
 
-from factlab.errors import FactlabError
+from factlab.errors import ConfigError, FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerScorer, HubNLIScorer, load_pair_scorer, new_network, save_aligner
 from factlab.models.engine import EngineSettings, score_pair_distributions, score_pairs
+from factlab.models.support_heads import with_support_head
 from factlab.runtime import load_tokenizer
 
 PAIRS = [
@@ -96,6 +97,32 @@ def test_aligner_distribution_is_the_three_way_softmax() -> None:
             logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])["three_way"]
         assert row.tolist() == pytest.approx(torch.softmax(logits, -1)[0].tolist(), abs=1e-6)  # aligned, neutral, contradict
     assert scorer.has_contradiction and scorer.distribution_identity == scorer.identity
+
+
+def test_binary_support_head_reads_the_binary_head(tmp_path: Path) -> None:
+    torch.manual_seed(2)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=64))
+    save_aligner(network, tokenizer, tmp_path / "aligner", {"seed": 2})
+    network.eval()  # no dropout in the reference forward pass
+    three_way = load_pair_scorer(str(tmp_path / "aligner"), device="cpu")
+    binary = with_support_head(three_way, "binary")
+    scores = score_pairs(binary, PAIRS, EngineSettings(progress=False)).scores
+    for (premise, hypothesis), score in zip(PAIRS, scores, strict=True):
+        batch = tokenizer(premise, hypothesis, return_tensors="pt")
+        with torch.no_grad():
+            logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])["binary"]
+        assert score == pytest.approx(torch.softmax(logits, -1)[0, 1].item(), abs=1e-6)  # class 1: aligned
+    assert scores.tolist() != pytest.approx(score_pairs(three_way, PAIRS, EngineSettings(progress=False)).scores.tolist())
+    assert binary.identity == f"{three_way.identity}:binary"  # the pair cache must not share the two heads' scores
+    assert with_support_head(three_way, "three_way") is three_way
+
+
+def test_support_head_needs_a_trained_aligner(tiny_nli: Path) -> None:
+    hub = load_pair_scorer(str(tiny_nli), device="cpu", entailment_label="entailment")
+    with pytest.raises(ConfigError, match="support head 'binary' needs a trained aligner"):
+        with_support_head(hub, "binary")
+    with pytest.raises(ConfigError, match="unknown support head 'regression'"):
+        with_support_head(hub, "regression")
 
 
 def test_hub_nli_distribution_maps_labels_by_name(tiny_nli: Path) -> None:

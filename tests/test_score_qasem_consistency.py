@@ -57,6 +57,7 @@ def settings(**changes: object) -> QASemConsistencySettings:
         "qa_source": "gold",
         "aggregation": "share",
         "threshold": 0.5,
+        "support_head": "three_way",
         "words_per_chunk": WORDS,
         "chunk_policy": "reference",
     }
@@ -293,12 +294,13 @@ def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
         {"threshold": True},
         {"words_per_chunk": 0},
         {"chunk_policy": "fixed"},
+        {"support_head": "regression"},
     ):
         with pytest.raises(ConfigError, match="qasem_consistency"):
             settings(**bad)
     choice = tmp_path / "choice.json"
     choice.write_text(json.dumps({"words_per_chunk": 60, "aggregation": "mean"}))
-    params = {"decomposition": "qas", "qa_source": "gold", "aggregation": "share", "threshold": 0.5}
+    params = {"decomposition": "qas", "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": "three_way"}
     assert job_settings(json.dumps(params), str(choice), "even") == settings(
         qa_source="gold", words_per_chunk=60, chunk_policy="even"
     )
@@ -308,8 +310,8 @@ def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
         job_settings(json.dumps({**params, "model": "trained"}), str(choice), "reference")
 
 
-def command(tmp_path: Path, decomposition: str, qas: str) -> list[str]:
-    params = {"decomposition": decomposition, "qa_source": "gold", "aggregation": "share", "threshold": 0.5}
+def command(tmp_path: Path, decomposition: str, qas: str, head: str = "binary") -> list[str]:
+    params = {"decomposition": decomposition, "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": head}
     return [
         "score", "qasem-consistency", "--benchmark", "qasem_consistency", "--data", str(tmp_path / "data.parquet"),
         "--sentences", str(tmp_path / "sentences.parquet"), "--max-examples", "all", "--shard", "0", "--shards", "1",
@@ -340,6 +342,7 @@ def test_command_writes_the_scores_of_both_decompositions(
         "qa_source": "gold",
         "aggregation": "share",
         "threshold": 0.5,
+        "support_head": "binary",
         "words_per_chunk": WORDS,
         "chunk_policy": "reference",
     }
@@ -347,10 +350,15 @@ def test_command_writes_the_scores_of_both_decompositions(
     qa_scores = pd.read_parquet(tmp_path / "scores_qas.parquet")
     sentence_scores = pd.read_parquet(tmp_path / "scores_sentences.parquet")
     assert {unit["unit"] for units in sentence_scores["units"] for unit in units} == {"sentence"}
-    direct, _ = score_benchmark(
-        responses, sentences, AlignerScorer.load(tmp_path / "aligner", device="cpu"), settings(), ENGINE, qas=gold
-    )
+    aligner = AlignerScorer.load(tmp_path / "aligner", device="cpu")
+    direct, _ = score_benchmark(responses, sentences, aligner, settings(support_head="binary"), ENGINE, qas=gold)
     assert qa_scores["score"].to_numpy() == pytest.approx(direct["score"].to_numpy(), abs=1e-6)
+    three_way, _ = score_benchmark(responses, sentences, aligner, settings(), ENGINE, qas=gold)
+    assert three_way["score"].to_numpy() != pytest.approx(direct["score"].to_numpy())  # the heads differ
+    assert main(command(tmp_path, "qas", str(tmp_path / "gold.parquet"), head="three_way")) == 0
+    assert pd.read_parquet(tmp_path / "scores_qas.parquet")["score"].to_numpy() == pytest.approx(
+        three_way["score"].to_numpy(), abs=1e-6
+    )
 
     # a QA table for a missing file is one error line
     capsys.readouterr()

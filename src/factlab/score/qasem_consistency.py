@@ -53,6 +53,7 @@ import pandas as pd
 from factlab.errors import ConfigError, DataError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
+from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises
@@ -76,6 +77,7 @@ class QASemConsistencySettings:
     qa_source: str  # parser | gold (read only when decomposition is qas)
     aggregation: str  # share | min | mean
     threshold: float  # a hypothesis is supported iff its score >= threshold
+    support_head: str  # the trained aligner's head that reads support (factlab.models.support_heads)
     words_per_chunk: int
     chunk_policy: AlignScorePolicy
 
@@ -85,6 +87,7 @@ class QASemConsistencySettings:
             ("qa_source", self.qa_source, QA_SOURCES),
             ("aggregation", self.aggregation, AGGREGATIONS),
             ("chunk_policy", self.chunk_policy, CHUNK_POLICIES),
+            ("support_head", self.support_head, SUPPORT_HEADS),
         ):
             if value not in known:
                 raise ConfigError(f"unknown qasem_consistency {name} {value!r}; expected one of {known}")
@@ -287,6 +290,7 @@ def score_benchmark(
 
     `qas` is the QA table of `settings.qa_source` (required when `decomposition` is `qas`).
     """
+    scorer = with_support_head(scorer, settings.support_head)
     sources = sentences_by_owner(sentences, "source", "doc_id")
     outputs = sentences_by_owner(sentences, "output", "example_id")
     by_example: dict[str, list[Hypothesis]] | None = None

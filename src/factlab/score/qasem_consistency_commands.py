@@ -19,7 +19,7 @@ from typing import Any
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.score.commands import add_job_arguments, run_pair_job
 
-PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold")
+PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold", "support_head")
 NO_QAS = "none"
 
 
