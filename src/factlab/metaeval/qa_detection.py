@@ -31,10 +31,8 @@ import pandas as pd
 
 from factlab.errors import DataError
 from factlab.io import write_text
-from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.detection import FIXED_THRESHOLD, balanced_accuracy, roc_auc, tune_threshold
-from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.qa_decomposition import ALL, unit_rows
+from factlab.metaeval.scorers import discrimination, validation_threshold
 
 PROTOCOL_SCORER = "qasem_consistency"
 TUNING_SPLIT = "dev"  # the benchmark's validation split (upstream data/dev.jsonl)
@@ -89,54 +87,36 @@ def protocol_scores(gold_qa_table: pd.DataFrame, what: str) -> pd.DataFrame:
 
 
 def detection_row(
-    frame: pd.DataFrame, threshold: float | None, *, resamples: int, confidence: float, seed: int
+    frame: pd.DataFrame, threshold: float | None, *, resamples: int, confidence: float, seed: int, name: str
 ) -> dict[str, Any]:
     """n, AUC with a response-bootstrap CI, and balanced accuracy at 0.5 and at `threshold` (NaN: one class, or no threshold)."""
     scored = frame.dropna(subset=["score"])
-    labels, values = scored["label"].to_numpy(), scored["score"].to_numpy(dtype=float)
-    row: dict[str, Any] = {"n": len(scored), "n_unscored": len(frame) - len(scored), "supported": int(labels.sum())}
-    row.update(dict.fromkeys(("roc_auc", "roc_auc_ci_low", "roc_auc_ci_high", "bacc_fixed05", "bacc_dev_tuned"), np.nan))
+    row: dict[str, Any] = dict.fromkeys(COLUMNS[3:], np.nan)
+    row.update(n=len(scored), n_unscored=len(frame) - len(scored), supported=int(scored["label"].sum()))
     row["threshold_dev_tuned"] = np.nan if threshold is None else threshold
-    if len(set(labels)) < 2:
+    if scored["label"].nunique() < 2:
         return row
-    row["roc_auc"] = roc_auc(labels, values)
-    row["bacc_fixed05"] = balanced_accuracy(labels, (values >= FIXED_THRESHOLD).astype(int))
-    if threshold is not None:
-        row["bacc_dev_tuned"] = balanced_accuracy(labels, (values >= threshold).astype(int))
-    try:
-        ci = bootstrap_ci(
-            roc_auc,
-            labels,
-            values,
-            groups=scored["doc_id"].astype(str).to_numpy(),
-            n_resamples=resamples,
-            confidence=confidence,
-            rng=np.random.default_rng(seed),
-        )
-        row["roc_auc_ci_low"], row["roc_auc_ci_high"] = ci.low, ci.high
-    except StatisticsError:  # fewer than 2 responses, or too many one-class resamples
-        pass
+    statistics = discrimination(scored, threshold, resamples=resamples, confidence=confidence, seed=seed, name=name)
+    row.update(
+        {column: statistics.get(column, np.nan) for column in ("roc_auc", "roc_auc_ci_low", "roc_auc_ci_high", "bacc_fixed05")}
+    )
+    row["bacc_dev_tuned"] = statistics.get("bacc_val_tuned", np.nan)
     return row
-
-
-def dev_threshold(frame: pd.DataFrame) -> float | None:
-    """The balanced-accuracy-maximising threshold on the scored dev QAs, tasks pooled; None without both labels there."""
-    dev = frame[frame["split"] == TUNING_SPLIT].dropna(subset=["score"])
-    if dev["label"].nunique() < 2:
-        return None
-    return tune_threshold(dev["label"].to_numpy(), dev["score"].to_numpy(dtype=float))
 
 
 def qa_detection(scored: Mapping[str, pd.DataFrame], *, resamples: int, confidence: float, seed: int) -> pd.DataFrame:
     """Per scorer (its gold QAs with scores, `gold_qa_scores`), split and task (and `all`): COLUMNS."""
     rows = []
     for scorer, frame in scored.items():
-        threshold = dev_threshold(frame)
+        # one threshold per scorer, tuned on the dev QAs of every task pooled
+        threshold = validation_threshold({TUNING_SPLIT: frame[frame["split"] == TUNING_SPLIT]})
         for split in sorted(set(frame["split"])):
             in_split = frame[frame["split"] == split]
             for task in [*sorted(set(in_split["task"])), ALL]:
                 part = in_split if task == ALL else in_split[in_split["task"] == task]
-                statistics = detection_row(part, threshold, resamples=resamples, confidence=confidence, seed=seed)
+                statistics = detection_row(
+                    part, threshold, resamples=resamples, confidence=confidence, seed=seed, name=f"{scorer} on {task} {split}"
+                )
                 rows.append({"scorer": scorer, "task": task, "split": split, **statistics})
     return pd.DataFrame(rows, columns=COLUMNS)
 

@@ -125,7 +125,27 @@ def detection_row(
     if len(set(labels)) < 2:
         LOG.warning("%s on %s: one class only (%d examples): no AUC", scorer, benchmark, len(labels))
         return row
-    row["roc_auc"] = roc_auc(labels, values)
+    row.update(
+        discrimination(scored, threshold, resamples=resamples, confidence=confidence, seed=seed, name=f"{scorer} on {benchmark}")
+    )
+    if values.min() >= 0 and values.max() <= 1:
+        row["ece"] = expected_calibration_error(labels, values, n_bins=ece_bins).ece
+        if len(values) >= ece_bins:
+            row["ece_equal_mass"] = expected_calibration_error(labels, values, n_bins=ece_bins, binning="equal_mass").ece
+    if calibrate is not None:
+        row["ece_isotonic"] = expected_calibration_error(labels, calibrate(values), n_bins=ece_bins).ece
+    return row
+
+
+def discrimination(
+    scored: pd.DataFrame, threshold: float | None, *, resamples: int, confidence: float, seed: int, name: str
+) -> dict[str, float]:
+    """Of scored rows (`label`, `score`, `doc_id`) holding both labels: ROC AUC with a percentile bootstrap CI that
+    resamples `doc_id` groups (left out, with a warning naming `name`, when the bootstrap cannot give one), and
+    balanced accuracy at 0.5, at the rows' own best threshold (oracle) and at `threshold` when one is given."""
+    labels = scored["label"].astype(int).to_numpy()
+    values = scored["score"].to_numpy(dtype=float)
+    result = {"roc_auc": roc_auc(labels, values)}
     try:
         ci = bootstrap_ci(
             roc_auc,
@@ -136,22 +156,16 @@ def detection_row(
             confidence=confidence,
             rng=np.random.default_rng(seed),
         )
-        row["roc_auc_ci_low"], row["roc_auc_ci_high"] = ci.low, ci.high
+        result["roc_auc_ci_low"], result["roc_auc_ci_high"] = ci.low, ci.high
     except StatisticsError as error:
-        LOG.warning("%s on %s: no AUC interval (%s)", scorer, benchmark, error)
-    if values.min() >= 0 and values.max() <= 1:
-        row["ece"] = expected_calibration_error(labels, values, n_bins=ece_bins).ece
-        if len(values) >= ece_bins:
-            row["ece_equal_mass"] = expected_calibration_error(labels, values, n_bins=ece_bins, binning="equal_mass").ece
-    if calibrate is not None:
-        row["ece_isotonic"] = expected_calibration_error(labels, calibrate(values), n_bins=ece_bins).ece
-    row["bacc_fixed05"] = balanced_accuracy(labels, (values >= 0.5).astype(int))
-    row["threshold_oracle"] = tune_threshold(labels, values)
-    row["bacc_oracle"] = balanced_accuracy(labels, (values >= row["threshold_oracle"]).astype(int))
+        LOG.warning("%s: no AUC interval (%s)", name, error)
+    result["bacc_fixed05"] = balanced_accuracy(labels, (values >= 0.5).astype(int))
+    result["threshold_oracle"] = tune_threshold(labels, values)
+    result["bacc_oracle"] = balanced_accuracy(labels, (values >= result["threshold_oracle"]).astype(int))
     if threshold is not None:
-        row["threshold_val_tuned"] = threshold
-        row["bacc_val_tuned"] = balanced_accuracy(labels, (values >= threshold).astype(int))
-    return row
+        result["threshold_val_tuned"] = threshold
+        result["bacc_val_tuned"] = balanced_accuracy(labels, (values >= threshold).astype(int))
+    return result
 
 
 def run_detection(args: argparse.Namespace) -> None:

@@ -24,29 +24,30 @@ from factlab.paper.tables import write_tables
 
 
 def register(commands: Any) -> None:
-    for name, help_text, source in (
-        ("detection-table", "factlab's scorers as detectors on every scored benchmark", "--auc"),
-        ("frank-scorers-table", "factlab's scorers under FRANK's protocol", "--correlations"),
-        ("localisation-table", "token-level localisation of factlab's scorers", "--tokens"),
-        ("retrieval-table", "SCALE's evidence retrieval on WiCE", "--report"),
+    for name, help_text, sources, run in (
+        ("detection-table", "factlab's scorers as detectors on every scored benchmark", ("--auc",), run_table),
+        ("frank-scorers-table", "factlab's scorers under FRANK's protocol", ("--correlations",), run_table),
+        ("localisation-table", "token-level localisation of factlab's scorers", ("--tokens",), run_table),
+        ("retrieval-table", "SCALE's evidence retrieval on WiCE", ("--report",), run_table),
+        (
+            "qa-decomposition-table",
+            "QASemConsistency: gold QAs vs parser QAs vs sentences",
+            ("--responses", "--qas"),  # response_detection.csv, qa_detection.csv
+            run_qa_decomposition_table,
+        ),
+        (
+            "qa-detection-table",
+            "QASemConsistency: QA-level detection of every scorer",
+            ("--detection", "--published"),  # qa_detection.csv, qa_detection_published.csv
+            run_qa_detection_table,
+        ),
     ):
         parser = commands.add_parser(name, help=help_text)
-        parser.add_argument(source, required=True)
+        for source in sources:
+            parser.add_argument(source, required=True)
         parser.add_argument("--out-md", required=True)
         parser.add_argument("--out-tex", required=True)
-        parser.set_defaults(func=run_table, table=name)
-    parser = commands.add_parser("qa-decomposition-table", help="QASemConsistency: gold QAs vs parser QAs vs sentences")
-    parser.add_argument("--responses", required=True, help="response_detection.csv")
-    parser.add_argument("--qas", required=True, help="qa_detection.csv")
-    parser.add_argument("--out-md", required=True)
-    parser.add_argument("--out-tex", required=True)
-    parser.set_defaults(func=run_qa_decomposition_table)
-    parser = commands.add_parser("qa-detection-table", help="QASemConsistency: QA-level detection of every scorer")
-    parser.add_argument("--detection", required=True, help="qa_detection.csv")
-    parser.add_argument("--published", required=True, help="qa_detection_published.csv")
-    parser.add_argument("--out-md", required=True)
-    parser.add_argument("--out-tex", required=True)
-    parser.set_defaults(func=run_qa_detection_table)
+        parser.set_defaults(func=run, table=name)
 
 
 def interval(low: float, high: float, scale: float = 1.0, decimals: int = 1) -> str:
@@ -147,6 +148,7 @@ def run_qa_decomposition_table(args: argparse.Namespace) -> None:
 
 
 QA_DETECTION_SPLIT = "test"  # the split the paper reports and the published numbers are on
+QA_DETECTION_COLUMNS = {"BAcc": "bacc_fixed05", "AUC": "roc_auc", "BAcc dev-tuned": "bacc_dev_tuned"}  # label: column
 
 
 def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
@@ -158,12 +160,8 @@ def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.D
     for scorer, part in test.groupby("scorer", sort=False):
         by_task = part.set_index("task")
         row: dict[str, Any] = {"scorer": f"factlab: {scorer}"}
-        for task in tasks:
-            row[f"{task} BAcc"] = 100 * by_task.loc[task, "bacc_fixed05"]
-        for task in tasks:
-            row[f"{task} AUC"] = 100 * by_task.loc[task, "roc_auc"]
-        for task in tasks:
-            row[f"{task} BAcc dev-tuned"] = 100 * by_task.loc[task, "bacc_dev_tuned"]
+        for label, column in QA_DETECTION_COLUMNS.items():
+            row.update({f"{task} {label}": 100 * by_task.loc[task, column] for task in tasks})
         rows.append(row)
     for system, part in published[published["split"] == QA_DETECTION_SPLIT].groupby("system", sort=False):
         by_task = part.set_index("task")["bacc_fixed05_x100"]
