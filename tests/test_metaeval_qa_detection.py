@@ -3,7 +3,7 @@
 Scores: a word-overlap reading of each real QA (the share of the answer's words found in its source,
 computed here) and, in the scorer's `units` layout, seeded noise around the labels. Every number is checked
 against scikit-learn on the rows selected here by hand; the dev-tuned threshold against a brute-force
-search over the dev scores.
+search over the dev scores; the bootstrap's unit (source documents) by what renaming responses or sources does.
 """
 
 from __future__ import annotations
@@ -102,6 +102,9 @@ def test_every_row_equals_sklearn_on_its_task_and_split(tmp_path, gold) -> None:
                 assert row["roc_auc"] == pytest.approx(roc_auc_score(part["label"], part["score"]))
                 assert row["roc_auc_ci_low"] <= row["roc_auc"] <= row["roc_auc_ci_high"]
                 assert row["bacc_fixed05"] == pytest.approx(balanced_accuracy_score(part["label"], part["score"] >= 0.5))
+                if split == "dev":  # in-sample there: left empty
+                    assert np.isnan(row["threshold_dev_tuned"]) and np.isnan(row["bacc_dev_tuned"])
+                    continue
                 assert row["threshold_dev_tuned"] == pytest.approx(threshold)
                 assert row["bacc_dev_tuned"] == pytest.approx(balanced_accuracy_score(part["label"], part["score"] >= threshold))
     # the answer-overlap reading carries signal on the real QAs: an unsupported answer often names what the source lacks
@@ -119,6 +122,30 @@ def test_unscored_qas_are_counted_and_left_out(tmp_path, gold) -> None:
     test_all = table.loc[("overlap", "all", "test")]
     assert test_all["n_unscored"] == 7 + int((gold.iloc[:5]["split"] == "test").sum())
     assert test_all["n"] + test_all["n_unscored"] == int((gold["split"] == "test").sum())
+
+
+def test_the_auc_interval_resamples_sources_not_responses(tmp_path, gold) -> None:
+    """The QAs of one source move together in the bootstrap: renaming responses (`doc_id`) leaves the interval as
+    it is, while giving each QA its own source text (every QA then resampled alone) narrows it on the real data."""
+    overlap = overlap_scores(gold)
+    assert run(tmp_path, gold, {"overlap": overlap}, None) == 0
+    by_source = pd.read_csv(tmp_path / "qa_detection.csv").set_index(["scorer", "task", "split"])
+    # every response of a task and split named alike: a response bootstrap would now resample one group
+    assert run(tmp_path, gold.assign(doc_id=gold["task"] + "/" + gold["split"]), {"overlap": overlap}, None) == 0
+    renamed = pd.read_csv(tmp_path / "qa_detection.csv").set_index(["scorer", "task", "split"])
+    pd.testing.assert_frame_equal(renamed, by_source)
+    assert run(tmp_path, gold.assign(source=gold["source"] + gold["example_id"]), {"overlap": overlap}, None) == 0
+    per_qa = pd.read_csv(tmp_path / "qa_detection.csv").set_index(["scorer", "task", "split"])
+    width = lambda table: (table["roc_auc_ci_high"] - table["roc_auc_ci_low"]).loc[("overlap", "all", "test")]  # noqa: E731
+    assert gold.loc[gold["split"] == "test", "source"].nunique() < 100 and width(per_qa) < width(by_source)
+
+
+def test_a_qa_scored_twice_is_a_one_line_error(tmp_path, gold, capsys) -> None:
+    overlap = overlap_scores(gold)
+    assert run(tmp_path, gold, {"overlap": pd.concat([overlap, overlap.iloc[[3]]])}, None) != 0
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "overlap.parquet" in error[0] and str(overlap["example_id"].iloc[3]) in error[0]
+    assert not (tmp_path / "qa_detection.csv").exists()
 
 
 def test_a_score_for_an_unknown_qa_is_a_one_line_error(tmp_path, gold, capsys) -> None:
@@ -146,6 +173,8 @@ def test_paper_table_shows_the_test_split_beside_the_published_rows(tmp_path, go
     assert frame.loc["factlab: qasem_consistency", "cliff AUC"] == pytest.approx(
         100 * detection.set_index(["scorer", "task", "split"]).loc[("qasem_consistency", "cliff", "test"), "roc_auc"]
     )
+    low, high = map(float, frame.loc["factlab: overlap", "factscore AUC 95% CI"].strip("[]").split(", "))
+    assert low < frame.loc["factlab: overlap", "factscore AUC"] < high
     assert frame.loc["TRUE-11B (published)", "factscore BAcc"] == 72.5
     assert pd.isna(frame.loc["MiniCheck (published)", "cliff AUC"])
     assert "tab:qa-detection" in out_tex.read_text() and "TRUE-11B" in out_md.read_text()

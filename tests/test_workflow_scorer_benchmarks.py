@@ -105,3 +105,22 @@ def test_full_config_scores_every_benchmark_with_every_scorer(tmp_path: Path) ->
         assert scored(found, rule) == every, rule
     baselines = [shell for rule, _, shell in found if rule == "score_baseline"]
     assert len(baselines) == 4 * len(every)
+    # QASemConsistency's reading of the gold QAs is the protocol table; its table of qasem_consistency_qas (each QA
+    # read as an output and parsed for QAs of its own) is not a second qasem_consistency row of the QA detection.
+    qa_detection = next(inputs for rule, inputs, _ in found if rule == "evaluate_qa_detection").split(", ")
+    assert "results/score/qasem_consistency/qa_decomposition.gold_qas.parquet" in qa_detection
+    assert "results/score/qasem_consistency_qas/alignscore.parquet" in qa_detection
+    assert "results/score/qasem_consistency_qas/qasem_consistency.parquet" not in qa_detection
+
+
+@pytest.mark.slow
+def test_qa_detection_reads_no_benchmark_outside_the_selection(tmp_path: Path) -> None:
+    """The smoke selection leaves qasem_consistency_qas out: the QA detection then scores nothing of it (it reads the
+    scorer's gold-QA table only), so no job preprocesses or scores a benchmark outside score.benchmarks."""
+    smoke = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    assert "qasem_consistency_qas" not in smoke["preprocess"]["benchmarks"]
+    found = jobs(dry_run(tmp_path, smoke).stdout)
+    assert not [rule for rule, inputs, shell in found if "results/score/qasem_consistency_qas/" in inputs + shell]
+    assert "qasem_consistency_qas" not in scored(found, "preprocess_sentences")
+    qa_detection = next(inputs for rule, inputs, _ in found if rule == "evaluate_qa_detection").split(", ")
+    assert "results/score/qasem_consistency/qa_decomposition.gold_qas.parquet" in qa_detection

@@ -434,7 +434,12 @@ rule evaluate_qa_decomposition:
 
 # QASemConsistency's QA-level detection (its paper's protocol: BAcc at 0.5 per task on the test split) for every
 # scorer of the gold QAs, and for the QASemConsistency scorer's own reading of them (the decomposition's gold_qas).
-QA_DETECTION_SCORES = score_files(["qasem_consistency_qas"], SCORERS)
+# The QASemConsistency scorer's table of qasem_consistency_qas (config/full.yaml scores every benchmark with it)
+# reads each QA as an output and asks the parser for QAs of it; its reading of the gold QAs is the protocol table.
+QA_DETECTION_SCORES = score_files(
+    [name for name in ["qasem_consistency_qas"] if name in SCORE_BENCHMARKS],
+    [scorer for scorer in SCORERS if scorer != "qasem_consistency"],
+)
 QA_DETECTION_PROTOCOL = (
     QA_DECOMPOSITION_TABLES["gold_qas"] if QA_DECOMPOSITION_RUN else None
 )

@@ -13,10 +13,12 @@ FActScore, Verifiability) on the test split. Rows per (scorer, task, split), tas
   `score_qa_decomposition`), the paper's protocol.
 
 Besides the untuned `bacc_fixed05`, `bacc_dev_tuned` applies one threshold per scorer tuned on the dev
-split (its tasks pooled) to every split: the benchmark's own validation data, so the test rows stay
-untouched by tuning. ROC AUC has a percentile bootstrap CI that resamples responses (the QAs of one
-response are dependent). `qa_detection_published.csv` holds the published balanced accuracies the
-issue compares with, kept to compare with only.
+split (its tasks pooled) to the test split: the benchmark's own validation data, so the test rows stay
+untouched by tuning (on the dev rows it would be in-sample, so it is left empty there). ROC AUC has a
+percentile bootstrap CI that resamples source documents, as the detection table's document bootstrap does:
+the QAs of one response are dependent, and so are the responses of one source (CLIFF and FActScore give two
+systems' outputs per source, Verifiability several responses per source text). `qa_detection_published.csv`
+holds the published balanced accuracies, kept to compare with only.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ COLUMNS = [
     "threshold_dev_tuned",
     "bacc_dev_tuned",
 ]
-PUBLISHED_SOURCE = "Cattan et al. (2024), QASemConsistency, QA-level detection (as quoted in factlab issue 3/5)"
+PUBLISHED_SOURCE = "Cattan et al. (2024), QASemConsistency, QA-level balanced accuracy at 0.5 on the test split"
 # Published balanced accuracy x 100 at s >= 0.5 on the test split, per task (CLIFF, FActScore, Verifiability).
 PUBLISHED_BACC_X100: dict[str, dict[str, float]] = {
     "TRUE-11B": {"cliff": 61.4, "factscore": 72.5, "verifiability": 68.5},
@@ -59,19 +61,26 @@ PUBLISHED_BACC_X100: dict[str, dict[str, float]] = {
 PUBLISHED_SPLIT = "test"
 
 
-def gold_qa_scores(gold_qas: pd.DataFrame, scores: pd.DataFrame, what: str) -> pd.DataFrame:
-    """The gold QAs with one scorer's score (NaN where it gave none); every scored id must be a gold QA."""
-    for column in ("example_id", "doc_id", "task", "split", "label"):
+GOLD_COLUMNS = ("example_id", "source", "task", "split", "label")
+
+
+def gold_qa_scores(gold_qas: pd.DataFrame, scores: pd.DataFrame, what: str, gold_file: str) -> pd.DataFrame:
+    """The gold QAs with one scorer's score (NaN where it gave none); every scored id must be a gold QA, once."""
+    for column in GOLD_COLUMNS:
         if column not in gold_qas.columns:
-            raise DataError(f"the gold QA table lacks {column!r}", file="qasem_consistency_qas", field=column)
+            raise DataError(f"the gold QA table lacks {column!r}", file=gold_file, field=column)
+    for column in ("example_id", "score"):
+        if column not in scores.columns:
+            raise DataError(f"the score table lacks {column!r}", file=what, field=column)
+    repeated = scores["example_id"].duplicated()
+    if repeated.any():
+        raise DataError("QA scored twice", file=what, record=str(scores.loc[repeated, "example_id"].iloc[0]), field="example_id")
     unknown = sorted(set(scores["example_id"]) - set(gold_qas["example_id"]))
     if unknown:
         raise DataError(
             "scored QA is not a gold QA of qasem_consistency_qas", file=what, record=str(unknown[0]), field="example_id"
         )
-    joined = gold_qas[["example_id", "doc_id", "task", "split", "label"]].merge(
-        scores[["example_id", "score"]], on="example_id", how="left", validate="one_to_one"
-    )
+    joined = gold_qas[list(GOLD_COLUMNS)].merge(scores[["example_id", "score"]], on="example_id", how="left")
     return joined[joined["label"].notna()].assign(label=lambda frame: frame["label"].astype(int))
 
 
@@ -89,14 +98,16 @@ def protocol_scores(gold_qa_table: pd.DataFrame, what: str) -> pd.DataFrame:
 def detection_row(
     frame: pd.DataFrame, threshold: float | None, *, resamples: int, confidence: float, seed: int, name: str
 ) -> dict[str, Any]:
-    """n, AUC with a response-bootstrap CI, and balanced accuracy at 0.5 and at `threshold` (NaN: one class, or no threshold)."""
+    """n, AUC with a source-bootstrap CI, and balanced accuracy at 0.5 and at `threshold` (NaN: one class, or no threshold)."""
     scored = frame.dropna(subset=["score"])
     row: dict[str, Any] = dict.fromkeys(COLUMNS[3:], np.nan)
     row.update(n=len(scored), n_unscored=len(frame) - len(scored), supported=int(scored["label"].sum()))
     row["threshold_dev_tuned"] = np.nan if threshold is None else threshold
     if scored["label"].nunique() < 2:
         return row
-    statistics = discrimination(scored, threshold, resamples=resamples, confidence=confidence, seed=seed, name=name)
+    statistics = discrimination(
+        scored, threshold, resamples=resamples, confidence=confidence, seed=seed, name=name, groups="source"
+    )
     row.update(
         {column: statistics.get(column, np.nan) for column in ("roc_auc", "roc_auc_ci_low", "roc_auc_ci_high", "bacc_fixed05")}
     )
@@ -114,8 +125,14 @@ def qa_detection(scored: Mapping[str, pd.DataFrame], *, resamples: int, confiden
             in_split = frame[frame["split"] == split]
             for task in [*sorted(set(in_split["task"])), ALL]:
                 part = in_split if task == ALL else in_split[in_split["task"] == task]
+                # on the dev rows a dev-tuned threshold would be scored on the data it was tuned on
                 statistics = detection_row(
-                    part, threshold, resamples=resamples, confidence=confidence, seed=seed, name=f"{scorer} on {task} {split}"
+                    part,
+                    None if split == TUNING_SPLIT else threshold,
+                    resamples=resamples,
+                    confidence=confidence,
+                    seed=seed,
+                    name=f"{scorer} on {task} {split}",
                 )
                 rows.append({"scorer": scorer, "task": task, "split": split, **statistics})
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -136,18 +153,19 @@ def scorer_name(path: str) -> str:
     return Path(path).stem
 
 
-def load_scored(gold_qas: pd.DataFrame, score_paths: Sequence[str], protocol_path: str | None) -> dict[str, pd.DataFrame]:
-    scored = {scorer_name(path): gold_qa_scores(gold_qas, pd.read_parquet(path), path) for path in score_paths}
+def load_scored(gold_path: str, score_paths: Sequence[str], protocol_path: str | None) -> dict[str, pd.DataFrame]:
+    gold_qas = pd.read_parquet(gold_path)
+    scored = {scorer_name(path): gold_qa_scores(gold_qas, pd.read_parquet(path), path, gold_path) for path in score_paths}
     if protocol_path is not None:
         if PROTOCOL_SCORER in scored:
             raise DataError(f"{PROTOCOL_SCORER!r} given both as a scorer table and as --protocol-scores", file=protocol_path)
         protocol = protocol_scores(pd.read_parquet(protocol_path), protocol_path)
-        scored[PROTOCOL_SCORER] = gold_qa_scores(gold_qas, protocol, protocol_path)
+        scored[PROTOCOL_SCORER] = gold_qa_scores(gold_qas, protocol, protocol_path, gold_path)
     return scored
 
 
 def run_qa_detection(args: argparse.Namespace) -> None:
-    scored = load_scored(pd.read_parquet(args.gold_qas), args.scores, args.protocol_scores)
+    scored = load_scored(args.gold_qas, args.scores, args.protocol_scores)
     if not scored:
         raise DataError("no score table given (--scores or --protocol-scores)", field="scores")
     table = qa_detection(scored, resamples=args.resamples, confidence=args.confidence, seed=args.seed)

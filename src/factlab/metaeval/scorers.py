@@ -138,10 +138,17 @@ def detection_row(
 
 
 def discrimination(
-    scored: pd.DataFrame, threshold: float | None, *, resamples: int, confidence: float, seed: int, name: str
+    scored: pd.DataFrame,
+    threshold: float | None,
+    *,
+    resamples: int,
+    confidence: float,
+    seed: int,
+    name: str,
+    groups: str = "doc_id",
 ) -> dict[str, float]:
-    """Of scored rows (`label`, `score`, `doc_id`) holding both labels: ROC AUC with a percentile bootstrap CI that
-    resamples `doc_id` groups (left out, with a warning naming `name`, when the bootstrap cannot give one), and
+    """Of scored rows (`label`, `score`, `groups`) holding both labels: ROC AUC with a percentile bootstrap CI that
+    resamples the `groups` column's groups (left out, with a warning naming `name`, when the bootstrap cannot give one), and
     balanced accuracy at 0.5, at the rows' own best threshold (oracle) and at `threshold` when one is given."""
     labels = scored["label"].astype(int).to_numpy()
     values = scored["score"].to_numpy(dtype=float)
@@ -151,7 +158,7 @@ def discrimination(
             roc_auc,
             labels,
             values,
-            groups=scored["doc_id"].astype(str).to_numpy(),
+            groups=scored[groups].astype(str).to_numpy(),
             n_resamples=resamples,
             confidence=confidence,
             rng=np.random.default_rng(seed),

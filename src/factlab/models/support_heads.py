@@ -1,5 +1,6 @@
 """Which head of a trained aligner reads support: the 3-way head (AlignScore's P(aligned), the aligner's own
-`support`) or the binary head (aligned / not, trained on the binary corpora; its class 1 is aligned).
+`support`) or the binary head (aligned / not; trained on every pair with a binary or a 3-way label, the 3-way
+ones read as aligned or not: factlab.train.aligner.row_targets; its class 1 is aligned).
 
 A method that reads another head wraps the loaded scorer (`with_support_head`); the aligner module itself
 is untouched, so that the training and every other scorer do not depend on this choice.
