@@ -30,7 +30,7 @@ from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator, reliability_records
-from factlab.metaeval.detection import balanced_accuracy, roc_auc, tune_threshold
+from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
 
@@ -166,12 +166,12 @@ def discrimination(
         result["roc_auc_ci_low"], result["roc_auc_ci_high"] = ci.low, ci.high
     except StatisticsError as error:
         LOG.warning("%s: no AUC interval (%s)", name, error)
-    result["bacc_fixed05"] = balanced_accuracy(labels, (values >= 0.5).astype(int))
-    result["threshold_oracle"] = tune_threshold(labels, values)
-    result["bacc_oracle"] = balanced_accuracy(labels, (values >= result["threshold_oracle"]).astype(int))
+    result["bacc_fixed05"] = fixed05(labels, values).balanced_accuracy
+    best = oracle(labels, values)
+    result["threshold_oracle"], result["bacc_oracle"] = best.threshold, best.balanced_accuracy
     if threshold is not None:
         result["threshold_val_tuned"] = threshold
-        result["bacc_val_tuned"] = balanced_accuracy(labels, (values >= threshold).astype(int))
+        result["bacc_val_tuned"] = evaluate_at_threshold(labels, values, threshold, "val_tuned").balanced_accuracy
     return result
 
 
