@@ -299,7 +299,7 @@ def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match="qasem_consistency"):
             settings(**bad)
     choice = tmp_path / "choice.json"
-    choice.write_text(json.dumps({"words_per_chunk": 60, "aggregation": "mean"}))
+    choice.write_text(json.dumps({"support_head": "three_way", "words_per_chunk": 60, "aggregation": "mean"}))
     params = {"decomposition": "qas", "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": "three_way"}
     assert job_settings(json.dumps(params), str(choice), "even") == settings(
         qa_source="gold", words_per_chunk=60, chunk_policy="even"
@@ -332,7 +332,7 @@ def test_command_writes_the_scores_of_both_decompositions(
     responses.to_parquet(tmp_path / "data.parquet")
     sentences.to_parquet(tmp_path / "sentences.parquet")
     gold.to_parquet(tmp_path / "gold.parquet")
-    (tmp_path / "choice.json").write_text(json.dumps({"words_per_chunk": WORDS, "aggregation": "min"}))
+    (tmp_path / "choice.json").write_text(json.dumps({"support_head": "binary", "words_per_chunk": WORDS, "aggregation": "min"}))
     assert main(command(tmp_path, "qas", str(tmp_path / "gold.parquet"))) == 0
     assert main(command(tmp_path, "sentences", "none")) == 0
     report = json.loads((tmp_path / "scores_qas.json").read_text())

@@ -50,10 +50,13 @@ def test_sweep_auc_is_the_mann_whitney_statistic_of_each_cell(validation, scorer
     examples, sentences = validation
     settings = TuningSettings(words_per_chunk=(350, 40), aggregations=("mean", "min"))
     table = sweep({"qags": (examples, sentences)}, scorer, settings, "reference", EngineSettings(progress=False))
-    assert list(table["words_per_chunk"]) == [40, 40, 350, 350]
+    assert list(table["words_per_chunk"]) == [40, 40, 350, 350] * 2
+    assert list(table["support_head"]) == ["three_way"] * 4 + ["binary"] * 4
     labels = examples["label"].to_numpy()
-    for words, aggregation, auc in table[["words_per_chunk", "aggregation", "roc_auc"]].itertuples(index=False):
-        settings_cell = AlignScoreSettings(words, "reference", aggregation)
+    for head, words, aggregation, auc in table[["support_head", "words_per_chunk", "aggregation", "roc_auc"]].itertuples(
+        index=False
+    ):
+        settings_cell = AlignScoreSettings(words, "reference", aggregation, head)
         scores, _ = score_benchmark(examples, sentences, scorer, settings_cell, EngineSettings(progress=False))
         values = scores["score"].to_numpy()
         u = mannwhitneyu(values[labels == 1], values[labels == 0]).statistic  # AUC = U / (n1 n0)
@@ -62,6 +65,42 @@ def test_sweep_auc_is_the_mann_whitney_statistic_of_each_cell(validation, scorer
     # 40-word chunks cut the articles into several chunks: more pairs than one 350-word chunk
     pairs = table.groupby("words_per_chunk")["pairs"].first()
     assert pairs[40] > pairs[350]
+    # the two heads are two readings of the same pairs: other supports
+    by_head = table.set_index(["support_head", "words_per_chunk", "aggregation"])["roc_auc"]
+    assert (by_head["binary"] != by_head["three_way"]).any()
+
+
+def test_the_binary_head_support_is_the_networks_binary_softmax(validation, scorer) -> None:
+    """AlignScore read through the binary head (AlignScore's bin_sp): each sentence's support is P(aligned) of the
+    binary head's softmax for its best chunk, computed here straight from the network on the pair's tokens."""
+    import torch
+
+    examples, sentences = validation
+    settings = AlignScoreSettings(350, "reference", "mean", "binary")
+    scores, _ = score_benchmark(examples.iloc[:2], sentences, scorer, settings, EngineSettings(progress=False))
+    chunk_by_doc = {doc: source for doc, source in zip(examples["doc_id"], examples["source"], strict=True)}
+    for doc_id, detail in zip(examples["doc_id"].iloc[:2], scores["sentences"], strict=True):
+        for sentence in detail:
+            chunk = chunk_by_doc[doc_id][sentence["chunk_start"] : sentence["chunk_end"]]
+            encoded = scorer.tokenizer(
+                chunk, sentence["sentence"], return_tensors="pt", truncation="only_first", max_length=scorer.max_length
+            )
+            with torch.inference_mode():
+                logits = scorer.network(encoded["input_ids"], encoded["attention_mask"], encoded.get("token_type_ids"))["binary"]
+            assert sentence["support"] == pytest.approx(float(torch.softmax(logits, dim=-1)[0, 1]), abs=1e-5)
+
+
+def test_a_model_without_the_binary_head_is_tuned_on_its_one_reading(validation, scorer) -> None:
+    from factlab.models.support_heads import readable_heads
+
+    class HubLike:  # any PairScorer that is not factlab's trained aligner
+        identity = "hub:some-nli-model"
+
+    assert readable_heads(scorer, ["three_way", "binary"]) == ["three_way", "binary"]
+    assert readable_heads(HubLike(), ["three_way", "binary"]) == ["three_way"]
+    examples, sentences = validation
+    with pytest.raises(ConfigError, match="has none of them"):
+        sweep({"qags": (examples, sentences)}, HubLike(), TuningSettings(support_heads=("binary",)), "reference")
 
 
 def test_choice_is_the_best_macro_mean_and_ties_go_to_the_larger_chunk() -> None:
@@ -75,13 +114,21 @@ def test_choice_is_the_best_macro_mean_and_ties_go_to_the_larger_chunk() -> None
         (350, "mean", "b", 0.60),
         (350, "mean", "c", float("nan")),  # one class in c's sample: no AUC, ignored
     ]
-    table = pd.DataFrame(rows, columns=["words_per_chunk", "aggregation", "benchmark", "roc_auc"])
+    table = pd.DataFrame(rows, columns=["words_per_chunk", "aggregation", "benchmark", "roc_auc"]).assign(
+        support_head="three_way"
+    )
     choice = choose(table)
-    assert (choice["words_per_chunk"], choice["aggregation"]) == (120, "min")
+    assert (choice["support_head"], choice["words_per_chunk"], choice["aggregation"]) == ("three_way", 120, "min")
     assert choice["mean_roc_auc"] == pytest.approx(0.75) and choice["benchmarks"] == ["a", "b"]
     assert [cell["words_per_chunk"] for cell in choice["grid"]] == [120, 60, 350]  # best first
-    tie = pd.DataFrame([(60, "mean", "a", 0.8), (200, "mean", "a", 0.8)], columns=table.columns)
+    tie = pd.DataFrame([(60, "mean", "a", 0.8), (200, "mean", "a", 0.8)], columns=table.columns[:4]).assign(
+        support_head="three_way"
+    )
     assert choose(tie)["words_per_chunk"] == 200
+    # the binary head wins on the macro mean; on a tie the 3-way head (AlignScore's default reading) is kept
+    binary = table.assign(support_head="binary", roc_auc=table["roc_auc"] + 0.01)
+    assert choose(pd.concat([table, binary]))["support_head"] == "binary"
+    assert choose(pd.concat([binary.assign(roc_auc=table["roc_auc"]), table]))["support_head"] == "three_way"
     with pytest.raises(FactlabError, match="both labels"):
         choose(table[table["benchmark"] == "c"])
 
@@ -101,8 +148,13 @@ def test_bad_settings_and_choice_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="words_per_chunk"):
         TuningSettings(words_per_chunk=(0,))
     choice = tmp_path / "alignscore_choice.json"
+    with pytest.raises(ConfigError, match="support_heads"):
+        TuningSettings(support_heads=("regression",))
+    choice.write_text(json.dumps({"support_head": "binary", "words_per_chunk": 120, "aggregation": "min"}))
+    assert tuned_settings(str(choice), "reference") == AlignScoreSettings(120, "reference", "min", "binary")
     choice.write_text(json.dumps({"words_per_chunk": 120, "aggregation": "min"}))
-    assert tuned_settings(str(choice), "reference") == AlignScoreSettings(120, "reference", "min")
+    with pytest.raises(FactlabError, match="alignscore_choice.json: no field 'support_head'"):
+        tuned_settings(str(choice), "reference")
     choice.write_text(json.dumps({"aggregation": "min"}))
     with pytest.raises(FactlabError, match="alignscore_choice.json: no field 'words_per_chunk'"):
         tuned_settings(str(choice), "reference")

@@ -8,6 +8,7 @@ is untouched, so that the training and every other scorer do not depend on this 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -45,3 +46,11 @@ def with_support_head(scorer: PairScorer, head: str) -> PairScorer:
     if not isinstance(scorer, AlignerScorer):
         raise ConfigError(f"support head {head!r} needs a trained aligner; the model is {scorer.identity} (use three_way)")
     return BinaryHeadSupport(scorer)
+
+
+def readable_heads(scorer: PairScorer, heads: Sequence[str]) -> list[str]:
+    """Those of `heads` that `scorer` can be read through: a hub or checkpoint model has one reading (three_way)."""
+    unknown = sorted(set(heads) - set(SUPPORT_HEADS))
+    if unknown:
+        raise ConfigError(f"unknown support heads {unknown}; expected among {SUPPORT_HEADS}")
+    return [head for head in heads if head == "three_way" or isinstance(scorer, AlignerScorer)]

@@ -4,7 +4,9 @@ The source is cut into chunks of about `words_per_chunk` words at sentence bound
 (factlab.preprocess.chunking.alignscore_chunks, from the source sentences of the preprocess
 stage), the output into its sentences; every (chunk, sentence) pair goes through the engine in one
 call (deduplicated, length-batched); sentence support = max over chunks, example score = mean over
-sentences (`aggregation: mean`) or min (`min`: one unsupported sentence is enough).
+sentences (`aggregation: mean`) or min (`min`: one unsupported sentence is enough). Support is read off
+the trained aligner's 3-way head (`support_head: three_way`, AlignScore's `nli_sp`) or its binary head
+(`binary`, AlignScore's `bin_sp`); the tuning chooses among them on validation data.
 
 The score table has `example_id, score` and the detail that localises: per output sentence its
 text, offsets, support, the best chunk and that chunk's character span in the source; plus the
@@ -22,6 +24,7 @@ import pandas as pd
 from factlab.errors import FactlabError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
+from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
 from factlab.score.sentences import AGGREGATIONS, aggregate, sentences_by_owner
@@ -34,12 +37,15 @@ class AlignScoreSettings:
     words_per_chunk: int = 350
     chunk_policy: AlignScorePolicy = "reference"
     aggregation: str = "mean"
+    support_head: str = "three_way"  # factlab.models.support_heads
 
     def __post_init__(self) -> None:
         if self.words_per_chunk < 1:
             raise FactlabError("alignscore words_per_chunk must be positive")
         if self.aggregation not in AGGREGATIONS:
             raise FactlabError(f"unknown alignscore aggregation {self.aggregation!r}; expected one of {AGGREGATIONS}")
+        if self.support_head not in SUPPORT_HEADS:
+            raise FactlabError(f"unknown alignscore support head {self.support_head!r}; expected one of {SUPPORT_HEADS}")
 
 
 @dataclass
@@ -95,6 +101,7 @@ def score_benchmark(
     """AlignScore of every example (`example_id`, `doc_id`) from its preprocessed sentences."""
     job = alignscore_pairs(examples, sentences, settings)
     outputs, chunks, pairs, owners = job.outputs, job.chunks, job.pairs, job.owners
+    scorer = with_support_head(scorer, settings.support_head)
     result = score_pairs(scorer, pairs, engine, cache, description="alignscore pairs")
     best = best_premises(owners, result.scores, result.premise_cut)
     records = []

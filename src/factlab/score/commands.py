@@ -143,6 +143,11 @@ def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:
 
     choice = json.loads(Path(choice_path).read_text())
     try:
-        return AlignScoreSettings(int(choice["words_per_chunk"]), chunk_policy, str(choice["aggregation"]))  # type: ignore[arg-type]
+        return AlignScoreSettings(
+            int(choice["words_per_chunk"]),
+            chunk_policy,  # type: ignore[arg-type]
+            str(choice["aggregation"]),
+            str(choice["support_head"]),
+        )
     except KeyError as error:
         raise FactlabError(f"{choice_path}: no field {error.args[0]!r} (written by factlab score alignscore-tune)") from error

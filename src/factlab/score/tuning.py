@@ -1,19 +1,23 @@
-"""AlignScore's chunk size and aggregation, chosen on validation data only.
+"""AlignScore's support head, chunk size and aggregation, chosen on validation data only.
 
-Every (words per chunk, aggregation) cell of a grid scores a seeded sample of the labelled
+Every (support head, words per chunk, aggregation) cell of a grid scores a seeded sample of the labelled
 examples of each validation benchmark (the SummaC validation cuts by default: never reported);
 the cell with the highest ROC AUC, macro-averaged over the benchmarks, is the choice that every
-`score_alignscore` job then uses. Ties go to the larger chunk (fewer pairs to score). The table of
+`score_alignscore` job then uses. Ties go to the 3-way head (AlignScore's default reading), then to the
+larger chunk (fewer pairs to score). A model without the aligner's binary head (a hub classifier, a released
+checkpoint) is tuned on its one reading, `three_way`. The table of
 every cell and the choice are written to `results/score/` so that the choice is rebuildable and
 visible beside what it was chosen from.
 
 One model call serves every aggregation of a chunk size (the aggregations re-read the same
 per-sentence supports), and the pair cache serves pairs that two chunk sizes share (a source shorter
-than both chunk sizes is one chunk in each).
+than both chunk sizes is one chunk in each); each head is another reading, so another model call.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,15 +29,19 @@ from sklearn.metrics import roc_auc_score
 from factlab.errors import ConfigError, FactlabError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache
+from factlab.models.support_heads import SUPPORT_HEADS, readable_heads
 from factlab.preprocess.chunking import AlignScorePolicy
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 from factlab.score.sentences import AGGREGATIONS, aggregate
 
-TABLE_COLUMNS = ("words_per_chunk", "aggregation", "benchmark", "n", "n_consistent", "roc_auc", "pairs")
+LOG = logging.getLogger(__name__)
+TABLE_COLUMNS = ("support_head", "words_per_chunk", "aggregation", "benchmark", "n", "n_consistent", "roc_auc", "pairs")
+CELL = ["support_head", "words_per_chunk", "aggregation"]
 
 
 @dataclass(frozen=True)
 class TuningSettings:
+    support_heads: Sequence[str] = SUPPORT_HEADS
     words_per_chunk: Sequence[int] = (60, 120, 200, 350)
     aggregations: Sequence[str] = AGGREGATIONS
     max_examples_per_benchmark: int = 0  # 0 = every labelled example
@@ -45,6 +53,11 @@ class TuningSettings:
         unknown = sorted(set(self.aggregations) - set(AGGREGATIONS))
         if not self.aggregations or unknown:
             raise ConfigError(f"score.alignscore.tuning.aggregations must be among {AGGREGATIONS}, got {list(self.aggregations)}")
+        heads = sorted(set(self.support_heads) - set(SUPPORT_HEADS))
+        if not self.support_heads or heads:
+            raise ConfigError(
+                f"score.alignscore.tuning.support_heads must be among {SUPPORT_HEADS}, got {list(self.support_heads)}"
+            )
         if self.max_examples_per_benchmark < 0:
             raise ConfigError("score.alignscore.tuning.max_examples_per_benchmark must be 0 (all) or positive")
 
@@ -67,10 +80,18 @@ def sweep(
     """ROC AUC of every grid cell on every validation benchmark (`name -> (examples, sentences)`)."""
     cache = PairCache()
     rows: list[dict[str, Any]] = []
-    for words in sorted({int(words) for words in settings.words_per_chunk}):
+    heads = readable_heads(scorer, [head for head in SUPPORT_HEADS if head in settings.support_heads])
+    skipped = [head for head in settings.support_heads if head not in heads]
+    if not heads:
+        wanted = list(settings.support_heads)
+        raise ConfigError(f"score.alignscore.tuning.support_heads {wanted}: {scorer.identity} has none of them")
+    if skipped:
+        LOG.warning("alignscore tuning: %s has no %s head; tuning %s only", scorer.identity, skipped, heads)
+    for head, words in itertools.product(heads, sorted({int(words) for words in settings.words_per_chunk})):
         for name, (examples, sentences) in benchmarks.items():
             sample = tuning_sample(examples, settings.max_examples_per_benchmark, settings.seed)
-            scores, counts = score_benchmark(sample, sentences, scorer, AlignScoreSettings(words, chunk_policy), engine, cache)
+            cell = AlignScoreSettings(words, chunk_policy, support_head=head)
+            scores, counts = score_benchmark(sample, sentences, scorer, cell, engine, cache)
             labels = sample["label"].astype(int).to_numpy()
             for aggregation in settings.aggregations:
                 values = np.array([aggregate([s["support"] for s in detail], aggregation) for detail in scores["sentences"]])
@@ -78,6 +99,7 @@ def sweep(
                 auc = roc_auc_score(labels[known], values[known]) if len(set(labels[known])) == 2 else float("nan")
                 rows.append(
                     {
+                        "support_head": head,
                         "words_per_chunk": words,
                         "aggregation": aggregation,
                         "benchmark": name,
@@ -91,24 +113,29 @@ def sweep(
 
 
 def choose(table: pd.DataFrame) -> dict[str, Any]:
-    """The cell with the highest macro-mean AUC over the benchmarks that have both labels; ties: larger chunk."""
+    """The cell with the highest macro-mean AUC over the benchmarks that have both labels; ties: the 3-way head,
+    then the larger chunk."""
     usable = table.dropna(subset=["roc_auc"])
     if usable.empty:
         raise FactlabError("alignscore tuning: no validation benchmark has both labels in its sample; cannot choose")
     cells = (
-        usable.groupby(["words_per_chunk", "aggregation"], as_index=False)
+        usable.groupby(CELL, as_index=False)
         .agg(mean_roc_auc=("roc_auc", "mean"), benchmarks=("benchmark", "nunique"))
-        .sort_values(["mean_roc_auc", "words_per_chunk", "aggregation"], ascending=[False, False, True], kind="stable")
+        .assign(head_order=lambda frame: frame["support_head"].map(SUPPORT_HEADS.index))
+        .sort_values(
+            ["mean_roc_auc", "head_order", "words_per_chunk", "aggregation"], ascending=[False, True, False, True], kind="stable"
+        )
     )
     best = cells.iloc[0]
     return {
+        "support_head": str(best["support_head"]),
         "words_per_chunk": int(best["words_per_chunk"]),
         "aggregation": str(best["aggregation"]),
         "criterion": "macro-mean ROC AUC over the validation benchmarks",
         "mean_roc_auc": round(float(best["mean_roc_auc"]), 4),
         "benchmarks": sorted(usable["benchmark"].unique().tolist()),
         "grid": [
-            {"words_per_chunk": int(w), "aggregation": str(a), "mean_roc_auc": round(float(m), 4)}
-            for w, a, m in cells[["words_per_chunk", "aggregation", "mean_roc_auc"]].itertuples(index=False)
+            {"support_head": str(h), "words_per_chunk": int(w), "aggregation": str(a), "mean_roc_auc": round(float(m), 4)}
+            for h, w, a, m in cells[[*CELL, "mean_roc_auc"]].itertuples(index=False)
         ],
     }
