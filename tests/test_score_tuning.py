@@ -90,6 +90,28 @@ def test_the_binary_head_support_is_the_networks_binary_softmax(validation, scor
             assert sentence["support"] == pytest.approx(float(torch.softmax(logits, dim=-1)[0, 1]), abs=1e-5)
 
 
+def test_the_heads_share_one_forward_per_batch(validation, scorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tuning both heads costs the model calls of one: the binary cells read the supports kept from the 3-way
+    forwards (the first test checks their values against cells scored one head at a time)."""
+    examples, sentences = validation
+    calls = {"n": 0}
+    forward = type(scorer.network).forward
+
+    def counted(self, *args, **kwargs):
+        calls["n"] += 1
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(scorer.network), "forward", counted)
+    grid = {"words_per_chunk": (350, 40), "aggregations": ("mean",)}
+    one_head = TuningSettings(support_heads=("three_way",), **grid)
+    sweep({"qags": (examples, sentences)}, scorer, one_head, "reference", EngineSettings(progress=False, max_batch_pairs=4))
+    calls_one_head, calls["n"] = calls["n"], 0
+    both = TuningSettings(support_heads=("three_way", "binary"), **grid)
+    table = sweep({"qags": (examples, sentences)}, scorer, both, "reference", EngineSettings(progress=False, max_batch_pairs=4))
+    assert calls_one_head > 1 and calls["n"] == calls_one_head
+    assert set(table["support_head"]) == {"three_way", "binary"}
+
+
 def test_a_model_without_the_binary_head_is_tuned_on_its_one_reading(validation, scorer) -> None:
     from factlab.models.support_heads import readable_heads
 

@@ -8,44 +8,100 @@ is untouched, so that the training and every other scorer do not depend on this 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from factlab.errors import ConfigError
-from factlab.models.aligner import AlignerScorer, PairScorer
+from factlab.models.aligner import ALIGNED, AlignerScorer, PairScorer
 
 SUPPORT_HEADS = ("three_way", "binary")
 BINARY_ALIGNED = 1
 
 
-class BinaryHeadSupport:
-    """A trained aligner as a `PairScorer` whose support is P(aligned) of its binary head."""
+class SharedForward:
+    """A trained aligner read through several heads with one forward per batch.
 
-    def __init__(self, aligner: AlignerScorer) -> None:
+    The tuning reads every head on the same pairs; the engine then forms the same batches for each head (the
+    same pairs in the same order against parallel caches), so the first head's forward keeps the other heads'
+    supports of that batch until they are read. A batch not seen before is simply run: the memo saves time and
+    never changes a value.
+    """
+
+    def __init__(self, aligner: AlignerScorer, heads: Sequence[str]) -> None:
         self.aligner = aligner
+        self.heads = tuple(heads)
+        self.forwards = 0
+        self._pending: dict[str, dict[str, torch.Tensor]] = {}
+
+    def view(self, head: str) -> PairScorer:
+        return HeadView(self, head)
+
+    def support(self, head: str, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> torch.Tensor:
+        key = _batch_key(ids, mask, types)
+        waiting = self._pending.get(key)
+        if waiting is not None and head in waiting:
+            value = waiting.pop(head)
+            if not waiting:
+                del self._pending[key]
+            return value
+        self.forwards += 1
+        logits = self.aligner.network(ids, mask, types if self.aligner.token_types else None)
+        supports = {
+            "three_way": torch.softmax(logits["three_way"].float(), dim=-1)[:, ALIGNED],
+            "binary": torch.softmax(logits["binary"].float(), dim=-1)[:, BINARY_ALIGNED],
+        }
+        others = {other: supports[other] for other in self.heads if other != head}
+        if others:
+            self._pending[key] = others
+        return supports[head]
+
+
+class HeadView:
+    """One head of a `SharedForward` as a `PairScorer` with that head's cache identity."""
+
+    def __init__(self, shared: SharedForward, head: str) -> None:
+        aligner = shared.aligner
+        self.shared = shared
+        self.head = head
         self.tokenizer: Any = aligner.tokenizer
         self.max_length = aligner.max_length
         self.device = aligner.device
-        # the pair cache shares scores between scorers of one identity: another head's support is another score
-        self.identity = f"{aligner.identity}:binary"
+        self.identity = aligner.identity if head == "three_way" else f"{aligner.identity}:{head}"
 
     def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
-        types = token_type_ids if self.aligner.token_types else None
-        logits = self.aligner.network(input_ids, attention_mask, types)["binary"]
-        return torch.softmax(logits.float(), dim=-1)[:, BINARY_ALIGNED]
+        return self.shared.support(self.head, input_ids, attention_mask, token_type_ids)
+
+
+def _batch_key(ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> str:
+    digest = hashlib.sha1()
+    for tensor in (ids, mask, types):
+        digest.update(b"none" if tensor is None else repr(tuple(tensor.shape)).encode() + tensor.cpu().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def head_readers(scorer: PairScorer, heads: Sequence[str]) -> dict[str, PairScorer]:
+    """`scorer` read through each of `heads` (readable_heads'), a trained aligner's heads sharing its forwards."""
+    if isinstance(scorer, AlignerScorer) and len(heads) > 1:
+        shared = SharedForward(scorer, heads)
+        return {head: shared.view(head) for head in heads}
+    return {head: with_support_head(scorer, head) for head in heads}
 
 
 def with_support_head(scorer: PairScorer, head: str) -> PairScorer:
-    """`scorer` read through `head` (SUPPORT_HEADS): itself for three_way; binary needs a trained aligner."""
+    """`scorer` read through `head` (SUPPORT_HEADS): itself for three_way or a view of that head; binary needs a
+    trained aligner."""
     if head not in SUPPORT_HEADS:
         raise ConfigError(f"unknown support head {head!r}; expected one of {SUPPORT_HEADS}")
+    if isinstance(scorer, HeadView):
+        return scorer if scorer.head == head else scorer.shared.view(head)
     if head == "three_way":
         return scorer
     if not isinstance(scorer, AlignerScorer):
         raise ConfigError(f"support head {head!r} needs a trained aligner; the model is {scorer.identity} (use three_way)")
-    return BinaryHeadSupport(scorer)
+    return SharedForward(scorer, (head,)).view(head)
 
 
 def readable_heads(scorer: PairScorer, heads: Sequence[str]) -> list[str]:

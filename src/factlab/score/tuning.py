@@ -11,7 +11,8 @@ visible beside what it was chosen from.
 
 One model call serves every aggregation of a chunk size (the aggregations re-read the same
 per-sentence supports), and the pair cache serves pairs that two chunk sizes share (a source shorter
-than both chunk sizes is one chunk in each); each head is another reading, so another model call.
+than both chunk sizes is one chunk in each); the heads are read from one forward per batch
+(`factlab.models.support_heads.SharedForward`), so the binary head's cells cost no model call.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sklearn.metrics import roc_auc_score
 from factlab.errors import ConfigError, FactlabError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache
-from factlab.models.support_heads import SUPPORT_HEADS, readable_heads
+from factlab.models.support_heads import SUPPORT_HEADS, head_readers, readable_heads
 from factlab.preprocess.chunking import AlignScorePolicy
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 from factlab.score.sentences import AGGREGATIONS, aggregate
@@ -87,11 +88,12 @@ def sweep(
         raise ConfigError(f"score.alignscore.tuning.support_heads {wanted}: {scorer.identity} has none of them")
     if skipped:
         LOG.warning("alignscore tuning: %s has no %s head; tuning %s only", scorer.identity, skipped, heads)
+    readers = head_readers(scorer, heads)
     for head, words in itertools.product(heads, sorted({int(words) for words in settings.words_per_chunk})):
         for name, (examples, sentences) in benchmarks.items():
             sample = tuning_sample(examples, settings.max_examples_per_benchmark, settings.seed)
             cell = AlignScoreSettings(words, chunk_policy, support_head=head)
-            scores, counts = score_benchmark(sample, sentences, scorer, cell, engine, cache)
+            scores, counts = score_benchmark(sample, sentences, readers[head], cell, engine, cache)
             labels = sample["label"].astype(int).to_numpy()
             for aggregation in settings.aggregations:
                 values = np.array([aggregate([s["support"] for s in detail], aggregation) for detail in scores["sentences"]])
