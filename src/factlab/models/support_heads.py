@@ -33,23 +33,22 @@ class SharedForward:
     def __init__(self, aligner: AlignerScorer, heads: Sequence[str]) -> None:
         self.aligner = aligner
         self.heads = tuple(heads)
-        self.forwards = 0
         self._pending: dict[str, dict[str, torch.Tensor]] = {}
 
     def view(self, head: str) -> PairScorer:
         return HeadView(self, head)
 
     def support(self, head: str, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> torch.Tensor:
-        key = _batch_key(ids, mask, types)
+        # one head keeps nothing for later, so its batches need no key (hashing would copy a CUDA batch to the host)
+        key = _batch_key(ids, mask, types) if len(self.heads) > 1 else ""
         waiting = self._pending.get(key)
         if waiting is not None and head in waiting:
             value = waiting.pop(head)
             if not waiting:
                 del self._pending[key]
             return value
-        self.forwards += 1
         logits = self.aligner.network(ids, mask, types if self.aligner.token_types else None)
-        supports = {
+        supports = {  # the 3-way reading is AlignerScorer.support's; aligner.py is the training's code input, so not edited
             "three_way": torch.softmax(logits["three_way"].float(), dim=-1)[:, ALIGNED],
             "binary": torch.softmax(logits["binary"].float(), dim=-1)[:, BINARY_ALIGNED],
         }
