@@ -122,3 +122,11 @@ def test_isotonic_calibrator_pools_adjacent_violators_by_hand() -> None:
     np.testing.assert_allclose(calibrate([-3.0, 9.0]), [0.0, 1.0])  # clipped outside the fitted range
     with pytest.raises(StatisticsError, match="both labels"):
         isotonic_calibrator([1, 1], [0.1, 0.2])
+
+
+def test_scores_within_rounding_of_the_unit_interval_read_as_probabilities() -> None:
+    from factlab.metaeval.calibration import as_probabilities
+
+    assert as_probabilities([-1e-7, 0.5, float(np.float32(1.0000001))]).tolist() == [0.0, 0.5, 1.0]
+    assert as_probabilities([-0.3, 0.5, 0.9]) is None  # a cosine below 0: not a probability
+    assert as_probabilities([0.5, 1.001]) is None

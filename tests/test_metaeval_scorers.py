@@ -151,3 +151,17 @@ def test_reliability_rows_skip_raw_scores_outside_unit_interval_and_single_class
     assert reliability_rows("zs", [signed], None, 4) == []  # no raw diagram of scores in [-1, 1], no calibrator
     one_class = frame().assign(label=1)
     assert reliability_rows("s", [one_class], None, 4) == []
+
+
+def test_a_similarity_rounded_above_one_still_gets_an_ece() -> None:
+    # MiniLM's cosine of a text with itself, computed in float32, comes out as 1.0000001 (seen on TRUE-BEGIN).
+    rounded_one = float(np.float32(1.0000001))
+    assert rounded_one > 1.0
+    scored = frame().assign(score=[rounded_one, *SCORES[1:]])
+    row = detection_row("bertscore_precision", "b", scored, 0.5, set(), resamples=50, confidence=0.9, seed=1, ece_bins=2)
+    # hand, bins (0, .5] and (.5, 1] with the 1.0000001 read as 1: {0.35, 0.2, 0.1} conf .65/3, acc 1/3;
+    # {1, 0.8, 0.6, 0.55, 0.7} conf .73, acc 3/5. ECE = 3/8 * |1/3 - .65/3| + 5/8 * |.6 - .73| = .04375 + .08125
+    assert row["ece"] == pytest.approx(0.125)
+    beyond = frame().assign(score=[1.01, *SCORES[1:]])  # a scorer whose range is not [0, 1]: no ECE
+    row = detection_row("rouge", "b", beyond, 0.5, set(), resamples=50, confidence=0.9, seed=1, ece_bins=2)
+    assert np.isnan(row["ece"]) and np.isnan(row["ece_equal_mass"])

@@ -23,6 +23,8 @@ Binning (`binning=`):
   (n_excluded = 0), exactly as in SCALE's notebook.
 
 "equal_width" and "equal_mass" require scores in [0, 1]; "scale_minmax" accepts any range.
+`as_probabilities` decides whether a scorer's scores can be read as probabilities at all: a cosine
+computed in float32 can come out as 1.0000001, which is rounding, not a score outside [0, 1].
 
 Post-hoc calibration (`isotonic_calibrator`): an isotonic map from score to P(consistent) fitted on
 validation data only, applied to the evaluated scores; reported as a named variant beside the raw ECE.
@@ -90,6 +92,21 @@ def _labels_and_probabilities(y_true: ArrayLike, y_score: ArrayLike) -> tuple[ND
     if not np.isin(labels, (0.0, 1.0)).all():
         raise StatisticsError("y_true must hold only 0 and 1 (1 = consistent)")
     return labels.astype(np.int64), scores
+
+
+PROBABILITY_TOLERANCE = 1e-6  # float32 rounding of a similarity of 1 is about 1.2e-7
+
+
+def as_probabilities(y_score: ArrayLike, *, tolerance: float = PROBABILITY_TOLERANCE) -> FloatArray | None:
+    """The scores clipped into [0, 1] when all of them lie within `tolerance` of it, else None.
+
+    None means the scorer's range is not [0, 1] (a cosine of -0.3, a log-probability) and ECE does not apply.
+    """
+    scores = as_float_vector(y_score, "y_score")
+    require_no_nan(scores, "y_score")
+    if len(scores) == 0 or scores.min() < -tolerance or scores.max() > 1.0 + tolerance:
+        return None
+    return np.clip(scores, 0.0, 1.0)
 
 
 def _require_probabilities(scores: FloatArray, binning: Binning) -> None:

@@ -29,7 +29,12 @@ from factlab.commands import write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.calibration import expected_calibration_error, isotonic_calibrator, reliability_records
+from factlab.metaeval.calibration import (
+    as_probabilities,
+    expected_calibration_error,
+    isotonic_calibrator,
+    reliability_records,
+)
 from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
@@ -128,10 +133,11 @@ def detection_row(
     row.update(
         discrimination(scored, threshold, resamples=resamples, confidence=confidence, seed=seed, name=f"{scorer} on {benchmark}")
     )
-    if values.min() >= 0 and values.max() <= 1:
-        row["ece"] = expected_calibration_error(labels, values, n_bins=ece_bins).ece
+    probabilities = as_probabilities(values)
+    if probabilities is not None:
+        row["ece"] = expected_calibration_error(labels, probabilities, n_bins=ece_bins).ece
         if len(values) >= ece_bins:
-            row["ece_equal_mass"] = expected_calibration_error(labels, values, n_bins=ece_bins, binning="equal_mass").ece
+            row["ece_equal_mass"] = expected_calibration_error(labels, probabilities, n_bins=ece_bins, binning="equal_mass").ece
     if calibrate is not None:
         row["ece_isotonic"] = expected_calibration_error(labels, calibrate(values), n_bins=ece_bins).ece
     return row
@@ -240,8 +246,9 @@ def reliability_rows(
         LOG.warning("%s: one class only in the reported benchmarks (%d examples): no reliability diagram", scorer, len(labels))
         return []
     variants = []
-    if values.min() >= 0 and values.max() <= 1:
-        variants.append((scorer, RAW, values))
+    probabilities = as_probabilities(values)
+    if probabilities is not None:
+        variants.append((scorer, RAW, probabilities))
     else:
         LOG.info("%s: scores outside [0, 1]: no raw reliability diagram", scorer)
     if calibrate is not None:
