@@ -17,13 +17,15 @@ split (its tasks pooled) to the test split: the benchmark's own validation data,
 untouched by tuning (on the dev rows it would be in-sample, so it is left empty there). ROC AUC has a
 percentile bootstrap CI that resamples source documents, as the detection table's document bootstrap does:
 the QAs of one response are dependent, and so are the responses of one source (CLIFF and FActScore give two
-systems' outputs per source, Verifiability several responses per source text). `qa_detection_published.csv`
+systems' outputs per source, Verifiability several responses per source text). The balanced accuracy at 0.5
+has an interval from the same resampling, so a published number can be read against it. `qa_detection_published.csv`
 holds the published balanced accuracies, kept to compare with only.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,9 +35,13 @@ import pandas as pd
 
 from factlab.errors import DataError
 from factlab.io import write_text
+from factlab.metaeval.bootstrap import bootstrap_ci
+from factlab.metaeval.detection import fixed05
+from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.qa_decomposition import ALL, unit_rows
 from factlab.metaeval.scorers import discrimination, validation_threshold
 
+LOG = logging.getLogger(__name__)
 PROTOCOL_SCORER = "qasem_consistency"
 TUNING_SPLIT = "dev"  # the benchmark's validation split (upstream data/dev.jsonl)
 COLUMNS = [
@@ -49,6 +55,8 @@ COLUMNS = [
     "roc_auc_ci_low",
     "roc_auc_ci_high",
     "bacc_fixed05",
+    "bacc_fixed05_ci_low",
+    "bacc_fixed05_ci_high",
     "threshold_dev_tuned",
     "bacc_dev_tuned",
 ]
@@ -112,7 +120,24 @@ def detection_row(
         {column: statistics.get(column, np.nan) for column in ("roc_auc", "roc_auc_ci_low", "roc_auc_ci_high", "bacc_fixed05")}
     )
     row["bacc_dev_tuned"] = statistics.get("bacc_val_tuned", np.nan)
+    try:
+        interval = bootstrap_ci(
+            fixed05_balanced_accuracy,
+            scored["label"].to_numpy(dtype=int),
+            scored["score"].to_numpy(dtype=float),
+            groups=scored["source"].astype(str).to_numpy(),
+            n_resamples=resamples,
+            confidence=confidence,
+            rng=np.random.default_rng(seed),
+        )
+        row["bacc_fixed05_ci_low"], row["bacc_fixed05_ci_high"] = interval.low, interval.high
+    except StatisticsError as error:
+        LOG.warning("%s: no balanced-accuracy interval (%s)", name, error)
     return row
+
+
+def fixed05_balanced_accuracy(labels: np.ndarray, scores: np.ndarray) -> float:
+    return fixed05(labels, scores).balanced_accuracy
 
 
 def qa_detection(scored: Mapping[str, pd.DataFrame], *, resamples: int, confidence: float, seed: int) -> pd.DataFrame:

@@ -74,8 +74,9 @@ QA_DECOMPOSITION = (
 QA_DETECTION = (
     "QASemConsistency's QA-level detection on its test split (Cattan et al., 2024): each annotated QA (label: "
     "majority of 3 votes) scored against its source; balanced accuracy $\\times$ 100 with a QA predicted supported "
-    "iff its score $\\geq$ 0.5 (the paper's protocol, no tuning), ROC AUC $\\times$ 100 (positive = supported) with a "
-    "95\\% CI that resamples source documents, and "
+    "iff its score $\\geq$ 0.5 (the paper's protocol, no tuning) and ROC AUC $\\times$ 100 (positive = supported), "
+    "each with a 95\\% CI that resamples source documents (a published value inside it lies within this scorer's "
+    "sampling uncertainty), and "
     "balanced accuracy at one threshold per scorer tuned on the dev split. factlab: qasem\\_consistency reads each QA as "
     "one hypothesis (question, a space, the answer; max over source chunks); the other scorers read it as the "
     "benchmark's output text, which those that split sentences see as two (question, answer). "

@@ -153,8 +153,8 @@ QA_DETECTION_COLUMNS = {"BAcc": "bacc_fixed05", "AUC": "roc_auc", "BAcc dev-tune
 
 def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     """One row per scorer on the test split, then the published systems: per task, BAcc x 100 at 0.5 (the
-    protocol), ROC AUC x 100 with its source-bootstrap CI and BAcc x 100 at the dev-tuned threshold; published rows
-    carry BAcc at 0.5 only."""
+    protocol) and ROC AUC x 100, each with its source-bootstrap CI, and BAcc x 100 at the dev-tuned threshold;
+    published rows carry BAcc at 0.5 only."""
     test = detection[detection["split"] == QA_DETECTION_SPLIT]
     tasks = [task for task in dict.fromkeys(test["task"]) if task != "all"]
     rows = []
@@ -163,9 +163,9 @@ def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.D
         row: dict[str, Any] = {"scorer": f"factlab: {scorer}"}
         for label, column in QA_DETECTION_COLUMNS.items():
             row.update({f"{task} {label}": 100 * by_task.loc[task, column] for task in tasks})
-            if column == "roc_auc":
-                bounds = by_task[["roc_auc_ci_low", "roc_auc_ci_high"]]
-                row.update({f"{task} AUC 95% CI": interval(*bounds.loc[task], 100) for task in tasks})
+            if column in ("bacc_fixed05", "roc_auc"):
+                bounds = by_task[[f"{column}_ci_low", f"{column}_ci_high"]]
+                row.update({f"{task} {label} 95% CI": interval(*bounds.loc[task], 100) for task in tasks})
         rows.append(row)
     for system, part in published[published["split"] == QA_DETECTION_SPLIT].groupby("system", sort=False):
         by_task = part.set_index("task")["bacc_fixed05_x100"]
