@@ -16,7 +16,7 @@ from PIL import Image
 from factlab.cli import main as factlab_main
 from factlab.errors import FactlabError
 from factlab.paper import captions
-from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages
+from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages, pdf_text
 from factlab.paper.main_tex import FURTHER, SECTIONS, collect_floats, render_main
 from factlab.paper.provenance import parse_rule_files, rule_writing
 from factlab.paper.tables import to_latex
@@ -224,6 +224,25 @@ def test_generated_main_tex_compiles_with_every_reference_resolved(paper):
     pages, check = build_pdf(tex, paper / "paper" / "main.pdf", paper / "main.log")
     assert pages >= 1 and check.problems() == []
     assert count_pages(paper / "paper" / "main.pdf") == pages
+
+
+def test_a_float_taller_than_the_page_is_a_problem():
+    check = check_log("LaTeX Warning: Float too large for page by 116.70357pt on input line 100.\n")
+    assert check.floats_too_large == ("116.70357pt (input line 100)",)
+    assert check.problems() == ["a float is taller than the page (cut off) by 116.70357pt (input line 100)"]
+
+
+@requires_tex
+def test_a_table_longer_than_the_page_is_scaled_to_fit(paper):
+    """The detection table has 87 rows: unscaled, its float ran 117pt past the page and lost its last rows."""
+    rows = pd.DataFrame({"benchmark": [f"benchmark {i}" for i in range(120)], "rows": range(120)})
+    (paper / "paper" / "tables" / "datasets.tex").write_text(to_latex(rows, "A long table.", "tab:datasets"))
+    tex = paper / "paper" / "main.tex"
+    tex.write_text(render_main(collect_floats(TABLES, FIGURES, Path("paper"))))
+    pages, check = build_pdf(tex, paper / "paper" / "main.pdf", paper / "main.log")
+    assert check.problems() == [] and check.floats_too_large == ()
+    text = pdf_text(paper / "paper" / "main.pdf")
+    assert text is None or "benchmark 119" in text  # the last row is on the page
 
 
 @requires_tex

@@ -36,6 +36,7 @@ ERROR = re.compile(r"^(?:! .+|\S+\.(?:tex|sty|cls|cfg|def|clo|aux):\d+: .+)$", r
 OUTPUT_WRITTEN = re.compile(r"Output written on .*?\((\d+) pages?,", re.DOTALL)
 OVERFULL = re.compile(r"^Overfull \\[hv]box", re.MULTILINE)
 WARNING = re.compile(r"^(?:LaTeX|Package \w+) Warning: .*$", re.MULTILINE)
+FLOAT_TOO_LARGE = re.compile(r"LaTeX Warning: Float too large for page by ([\d.]+)pt on input line (\d+)")
 RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|Rerun LaTeX")
 
 
@@ -48,6 +49,7 @@ class LogCheck:
     overfull_boxes: int
     pages: int | None  # from "Output written on … (N pages"
     undefined_summary: bool  # LaTeX's closing "There were undefined references"
+    floats_too_large: tuple[str, ...] = ()  # "116.7pt (input line 100)": a float taller than the page, its bottom cut off
 
     def problems(self) -> list[str]:
         found = []
@@ -59,6 +61,8 @@ class LogCheck:
             found.append("LaTeX reports undefined references")
         if self.multiply_defined:
             found.append(f"multiply defined label(s): {', '.join(self.multiply_defined[:5])}")
+        if self.floats_too_large:
+            found.append(f"a float is taller than the page (cut off) by {', '.join(self.floats_too_large[:5])}")
         return found
 
 
@@ -84,6 +88,7 @@ def check_log(text: str) -> LogCheck:
         overfull_boxes=len(OVERFULL.findall(text)),
         pages=int(pages.group(1)) if pages else None,
         undefined_summary=UNDEFINED_SUMMARY in joined,
+        floats_too_large=tuple(f"{excess}pt (input line {line})" for excess, line in FLOAT_TOO_LARGE.findall(joined)),
     )
 
 
