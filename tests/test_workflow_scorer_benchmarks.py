@@ -105,6 +105,7 @@ def test_full_config_scores_every_benchmark_with_every_scorer(tmp_path: Path) ->
         assert scored(found, rule) == every, rule
     baselines = [shell for rule, _, shell in found if rule == "score_baseline"]
     assert len(baselines) == 4 * len(every)
+    assert scored(found, "score_ensemble") == every - set(params["score"]["ensemble"]["validation_benchmarks"])
     # QASemConsistency's reading of the gold QAs is the protocol table; its table of qasem_consistency_qas (each QA
     # read as an output and parsed for QAs of its own) is not a second qasem_consistency row of the QA detection.
     qa_detection = next(inputs for rule, inputs, _ in found if rule == "evaluate_qa_detection").split(", ")
@@ -124,3 +125,23 @@ def test_qa_detection_reads_no_benchmark_outside_the_selection(tmp_path: Path) -
     assert "qasem_consistency_qas" not in scored(found, "preprocess_sentences")
     qa_detection = next(inputs for rule, inputs, _ in found if rule == "evaluate_qa_detection").split(", ")
     assert "results/score/qasem_consistency/qa_decomposition.gold_qas.parquet" in qa_detection
+
+
+@pytest.mark.slow
+def test_the_ensemble_scores_what_its_members_score_but_never_its_fit_data(tmp_path: Path) -> None:
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]
+    found = jobs(dry_run(tmp_path, {}).stdout)
+    fit_data = set(params["ensemble"]["validation_benchmarks"])
+    every = scored(found, "preprocess_sentences")
+    restricted = params["scorer_benchmarks"]
+    members_everywhere = set.intersection(*(set(restricted.get(member) or every) for member in params["ensemble"]["members"]))
+    assert scored(found, "score_ensemble") == members_everywhere - fit_data and len(members_everywhere - fit_data) > 10
+    fitted = next(inputs for rule, inputs, _ in found if rule == "fit_ensemble").split(", ")
+    for benchmark in fit_data:
+        assert f"results/data/{benchmark}.parquet" in fitted
+        assert all(f"results/score/{benchmark}/{member}.parquet" in fitted for member in params["ensemble"]["members"])
+    assert not [inputs for rule, inputs, _ in found if rule == "score_ensemble" and any(f"/{b}/" in inputs for b in fit_data)]
+    # a member that does not score the fit data is refused before anything runs
+    done = dry_run(tmp_path, {"score": {"scorer_benchmarks": {"rouge": ["frank"]}}}, check=False)
+    assert done.returncode != 0
+    assert "ensemble member rouge does not score its fit benchmark summac_factcc" in done.stdout + done.stderr

@@ -141,7 +141,19 @@ def detection_inputs(benchmarks, validation):
 def scored_by(scorer, benchmarks):
     """Those of `benchmarks` that `scorer` scores, in their order."""
     chosen = param("score.scorer_benchmarks").get(scorer) or benchmarks
-    return [name for name in benchmarks if name in chosen]
+    names = [name for name in benchmarks if name in chosen]
+    if scorer == "ensemble":
+        # the stack scores what every member scores, but never its own fit data
+        fit = set(param("score.ensemble.validation_benchmarks"))
+        members = [
+            scored_by(member, benchmarks) for member in param("score.ensemble.members")
+        ]
+        names = [
+            name
+            for name in names
+            if name not in fit and all(name in scored for scored in members)
+        ]
+    return names
 
 
 def score_files(benchmarks, scorers=None):

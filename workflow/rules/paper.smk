@@ -447,6 +447,12 @@ COST_BENCHMARKS = [
     rules.tune_alignscore.benchmark,
     rules.scale_retrieval.benchmark,
     *([rules.fit_summac_conv.benchmark] if "summac_conv" in SCORERS else []),
+    *expand(
+        rules.fit_ensemble.benchmark,
+        benchmark=(
+            scored_by("ensemble", SCORE_BENCHMARKS) if "ensemble" in SCORERS else []
+        ),
+    ),
     *[
         f"benchmarks/score/{scorer}/{name}.{shard}.tsv"
         for scorer in SCORERS

@@ -545,6 +545,94 @@ rule score_baseline:
         "--out {output.scores} --report {output.report} > {log} 2>&1"
 
 
+# The ensemble: a stack of other scorers' example scores, fitted on validation benchmarks it never scores.
+ENSEMBLE = param("score.ensemble")
+ENSEMBLE_FIT_BENCHMARKS = [
+    name for name in ENSEMBLE["validation_benchmarks"] if name in SCORE_BENCHMARKS
+]
+if "ensemble" in SCORERS:
+    _absent = sorted(set(ENSEMBLE["members"]) - set(SCORERS))
+    if _absent:
+        raise ConfigError(
+            f"params.yaml score.ensemble.members names scorers that score.scorers does not run: {_absent}"
+        )
+    if not ENSEMBLE_FIT_BENCHMARKS:
+        raise ConfigError(
+            "params.yaml score.ensemble.validation_benchmarks: none of them is scored (score.benchmarks)"
+        )
+    _unfitted = [
+        (member, name)
+        for member in ENSEMBLE["members"]
+        for name in ENSEMBLE_FIT_BENCHMARKS
+        if name not in scored_by(member, SCORE_BENCHMARKS)
+    ]
+    if _unfitted:
+        raise ConfigError(
+            f"params.yaml score.scorer_benchmarks: ensemble member {_unfitted[0][0]} does not score its fit benchmark {_unfitted[0][1]}"
+        )
+
+
+# One stack per scored benchmark: its fit examples share no word run with that benchmark's texts.
+rule fit_ensemble:
+    input:
+        evaluated="results/data/{benchmark}.parquet",
+        data=expand(
+            "results/data/{benchmark}.parquet", benchmark=ENSEMBLE_FIT_BENCHMARKS
+        ),
+        scores=expand(
+            "results/score/{benchmark}/{member}.parquet",
+            benchmark=ENSEMBLE_FIT_BENCHMARKS,
+            member=ENSEMBLE["members"],
+        ),
+        code=code("score", "ensemble-fit"),
+    output:
+        f"{SCORE_DIR}/ensemble_model.json",
+    log:
+        "logs/score/{benchmark}/fit_ensemble.log",
+    benchmark:
+        "benchmarks/score/fit_ensemble/{benchmark}.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        settings=json.dumps(
+            {**ENSEMBLE, "validation_benchmarks": ENSEMBLE_FIT_BENCHMARKS},
+            sort_keys=True,
+        ),
+    shell:
+        "factlab score ensemble-fit --benchmark {wildcards.benchmark} --evaluated {input.evaluated} --data {input.data} "
+        "--scores {input.scores} --settings {params.settings:q} --out {output} > {log} 2>&1"
+
+
+rule score_ensemble:
+    input:
+        data="results/data/{benchmark}.parquet",
+        scores=lambda wildcards: [
+            f"results/score/{wildcards.benchmark}/{member}.parquet"
+            for member in ENSEMBLE["members"]
+        ],
+        model=rules.fit_ensemble.output[0],
+        code=code("score", "ensemble"),
+    output:
+        scores=temp(f"{SHARD_DIR}/ensemble/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/ensemble/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/ensemble.{shard}.log",
+    benchmark:
+        "benchmarks/score/ensemble/{benchmark}.{shard}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=param("score.mem_mb"),
+    params:
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+    shell:
+        "factlab score ensemble --benchmark {wildcards.benchmark} --data {input.data} "
+        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} --threads {threads} "
+        "--scores {input.scores} --model {input.model} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
 # A scorer's shards of one benchmark -> its score table; a failed shard reruns alone.
 rule merge_scores:
     input:

@@ -53,13 +53,17 @@ DETECTION = (
     "after isotonic calibration fitted on the validation cuts; balanced accuracy at 0.5, at the threshold tuned "
     "on the validation cuts, and at the evaluated set's own best threshold (oracle, optimistic). On "
     "qasem\\_consistency (dev and test pooled) the qasem\\_consistency scorer's support head was chosen on the dev "
-    "split's QAs; its test-split QA-level results are in the QA-detection table."
+    "split's QAs; its test-split QA-level results are in the QA-detection table. The ensemble (a logistic-regression "
+    "stack of other scorers' scores) is fitted per benchmark on the validation cuts less the examples sharing an 8-word "
+    "run with that benchmark, so it has no tuned threshold and no isotonic calibration."
 )
 
 FRANK_SCORERS = (
     "FRANK's protocol for factlab's scorers (prefixed factlab:) beside FRANK's released baselines: partial "
     "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
-    "summaries and per subset, with a document-bootstrap 95\\% CI on all."
+    "summaries and per subset, with a document-bootstrap 95\\% CI on all. factlab ensemble is a logistic-regression "
+    "stack of other factlab scorers fitted on the SummaC validation cuts less every example sharing an 8-word run with "
+    "FRANK's texts."
 )
 
 QA_DECOMPOSITION = (

@@ -122,7 +122,7 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \renewcommand{\floatpagefraction}{0.8}
 \setcounter{topnumber}{3}
 \setcounter{totalnumber}{4}
-% A generated tabular wider than the text is scaled down to the text width, and one taller than 85% of the
+% A generated tabular wider than the text is scaled down to the text width, and one taller than 75% of the
 % text height (a long detection table) down to that, leaving the caption room: a float taller than the page is cut off.
 \newsavebox{\factlabtabularbox}
 \let\factlabtabular\tabular
@@ -130,8 +130,8 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \renewenvironment{tabular}{\begin{lrbox}{\factlabtabularbox}\factlabtabular}{\endfactlabtabular\end{lrbox}%
   \ifdim\wd\factlabtabularbox>\linewidth
     \sbox{\factlabtabularbox}{\resizebox{\linewidth}{!}{\usebox{\factlabtabularbox}}}\fi
-  \ifdim\dimexpr\ht\factlabtabularbox+\dp\factlabtabularbox\relax>0.85\textheight
-    \sbox{\factlabtabularbox}{\resizebox*{!}{0.85\textheight}{\usebox{\factlabtabularbox}}}\fi
+  \ifdim\dimexpr\ht\factlabtabularbox+\dp\factlabtabularbox\relax>0.75\textheight
+    \sbox{\factlabtabularbox}{\resizebox*{!}{0.75\textheight}{\usebox{\factlabtabularbox}}}\fi
   \usebox{\factlabtabularbox}}
 
 \title{factlab: a reproducible evaluation of factual-consistency metrics}

@@ -21,6 +21,8 @@ COMMAND_MODULES = {
     "summac-conv-fit": "factlab.score.summac_conv_fit",
     "qasem-consistency": "factlab.score.qasem_consistency_commands",
     "throughput": "factlab.score.throughput",
+    "ensemble-fit": "factlab.score.ensemble_commands",
+    "ensemble": "factlab.score.ensemble_commands",
 }
 
 

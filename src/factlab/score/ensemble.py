@@ -1,0 +1,198 @@
+"""`ensemble`: a logistic-regression stack of other factlab scorers' example scores, fitted on validation data only.
+
+TRUE (Honovich et al., 2022) reports an ensemble of its best metrics (their mean); factlab's learns the weights
+instead, because its members' scores live on different scales (a cosine, a ROUGE precision, a probability). Each
+member's score is standardised with the fit data's mean and standard deviation, and scikit-learn's
+`LogisticRegression` maps the standardised vector to P(consistent). The fit data are the validation benchmarks'
+labelled examples (the SummaC validation cuts by default), which the ensemble never scores: the workflow refuses a
+configuration that would score them. Those cuts share articles and even summaries with evaluated benchmarks (XSum
+articles with XSumFaith and FRANK, SummEval's 100 articles with TRUE's SummEval), so one stack is fitted per scored
+benchmark, on the fit examples whose source and output share no run of `leakage_ngram` words with that benchmark's
+texts (the aligner mixture's leakage rule, `factlab.train.leakage`); the dropped examples are counted. An
+out-of-fold validation AUC (folds by source document) is recorded beside each member's own, so the choice to use the
+stack rests on validation data.
+
+An example some member left unscored (OpenIE with no triples) is not scored by the ensemble; the fit drops such
+examples and counts them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from factlab.errors import ConfigError, DataError, FactlabError
+from factlab.io import write_text
+from factlab.train.leakage import EvaluationIndex
+
+
+@dataclass(frozen=True)
+class EnsembleSettings:
+    members: list[str] = field(default_factory=list)  # scorers whose example scores are stacked
+    validation_benchmarks: list[str] = field(default_factory=list)  # the fit data; never scored by the ensemble
+    regularisation_c: float = 1.0  # LogisticRegression's C (scikit-learn's default)
+    folds: int = 5  # out-of-fold validation AUC, folds by source document
+    leakage_ngram: int = 8  # a fit example sharing a run of this many words with the scored benchmark is dropped
+
+    def __post_init__(self) -> None:
+        if len(self.members) < 2 or len(set(self.members)) != len(self.members):
+            raise ConfigError(f"score.ensemble.members needs two or more distinct scorers, got {self.members}")
+        if "ensemble" in self.members:
+            raise ConfigError("score.ensemble.members cannot hold the ensemble itself")
+        if not self.validation_benchmarks:
+            raise ConfigError("score.ensemble.validation_benchmarks is empty: the stack has nothing to be fitted on")
+        if self.regularisation_c <= 0:
+            raise ConfigError(f"score.ensemble.regularisation_c must be positive, got {self.regularisation_c}")
+        if self.folds < 2:
+            raise ConfigError(f"score.ensemble.folds must be at least 2, got {self.folds}")
+        if self.leakage_ngram < 1:
+            raise ConfigError(f"score.ensemble.leakage_ngram must be positive, got {self.leakage_ngram}")
+
+
+@dataclass(frozen=True)
+class EnsembleModel:
+    """The fitted stack: P(consistent) = sigmoid(intercept + sum_m weight_m * (score_m - mean_m) / scale_m)."""
+
+    evaluated_benchmark: str  # the benchmark it scores: its fit data share no word run with that benchmark's texts
+    members: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    intercept: float
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        """P(consistent) per row of member scores (columns in `members` order); NaN where a member score is NaN."""
+        standardised = (features - np.asarray(self.mean)) / np.asarray(self.scale)
+        logits = standardised @ np.asarray(self.weights) + self.intercept
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def save(self, path: str | Path, report: Mapping[str, Any]) -> None:
+        write_text(json.dumps({"model": asdict(self), **report}, indent=2, sort_keys=True) + "\n", path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> EnsembleModel:
+        try:
+            stored = json.loads(Path(path).read_text())["model"]
+            return cls(**stored)
+        except (OSError, KeyError, TypeError, json.JSONDecodeError) as error:
+            raise FactlabError(f"{path}: not an ensemble model written by `factlab score ensemble-fit` ({error})") from error
+
+
+def member_table(members: Sequence[str], scores: Mapping[str, pd.DataFrame], benchmark: str) -> pd.DataFrame:
+    """`example_id` and one column per member's score, over the examples every member's table lists."""
+    missing = [member for member in members if member not in scores]
+    if missing:
+        raise FactlabError(f"{benchmark}: no score table of ensemble member(s) {missing}")
+    table: pd.DataFrame | None = None
+    for member in members:
+        frame = scores[member]
+        for column in ("example_id", "score"):
+            if column not in frame.columns:
+                raise DataError(f"{member}'s score table lacks {column!r}", file=f"results/score/{benchmark}/{member}.parquet")
+        part = frame[["example_id", "score"]].rename(columns={"score": member})
+        table = part if table is None else table.merge(part, on="example_id", how="outer")
+    assert table is not None
+    return table
+
+
+def fit_data(
+    members: Sequence[str],
+    benchmarks: Mapping[str, tuple[pd.DataFrame, Mapping[str, pd.DataFrame]]],
+    evaluated: EvaluationIndex,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Labelled rows (benchmark, doc_id, label, members) of the validation benchmarks (`name: (data, member scores)`)
+    that share no word run with the `evaluated` benchmark's texts, with the counts of examples dropped for leaking and
+    because a member left them unscored."""
+    frames, leaking, unscored = [], {}, {}
+    for name, (data, scores) in benchmarks.items():
+        for column in ("example_id", "doc_id", "label", "source", "output"):
+            if column not in data.columns:
+                raise DataError(f"the benchmark table lacks {column!r}", file=f"results/data/{name}.parquet", field=column)
+        labelled = data[data["label"].notna()]
+        leaks = [
+            evaluated.leaks(source) is not None or evaluated.leaks(output) is not None
+            for source, output in zip(labelled["source"].astype(str), labelled["output"].astype(str), strict=True)
+        ]
+        leaking[name] = int(sum(leaks))
+        clean = labelled[~np.asarray(leaks, dtype=bool)][["example_id", "doc_id", "label"]]
+        joined = clean.merge(member_table(members, scores, name), on="example_id")
+        complete = joined[list(members)].notna().all(axis=1)
+        unscored[name] = int((~complete).sum())
+        kept = joined[complete]
+        frames.append(kept.assign(benchmark=name, doc_id=name + "/" + kept["doc_id"].astype(str)))
+    table = pd.concat(frames, ignore_index=True)
+    if table.empty or table["label"].nunique() < 2:
+        raise FactlabError(
+            f"the ensemble's fit data ({sorted(benchmarks)}, less leaking examples) hold {len(table)} examples, not both labels"
+        )
+    counts = {
+        "fit_examples": len(table),
+        "fit_examples_dropped_leaking": leaking,
+        "fit_examples_dropped_unscored_member": unscored,
+    }
+    return table, counts
+
+
+def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str) -> tuple[EnsembleModel, dict[str, Any]]:
+    """The stack fitted on all of `table` (from `fit_data`), and its report: the out-of-fold macro AUC over the
+    validation benchmarks (each fold standardised and fitted on the other folds) beside each member's own AUC."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GroupKFold, cross_val_predict
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    members = settings.members
+    features, labels = table[members].to_numpy(dtype=float), table["label"].astype(int).to_numpy()
+    constant = [member for member, spread in zip(members, features.std(axis=0), strict=True) if spread == 0]
+    if constant:
+        raise FactlabError(f"ensemble member(s) {constant} give every validation example the same score")
+    stack = make_pipeline(StandardScaler(), LogisticRegression(C=settings.regularisation_c))
+    folds = GroupKFold(n_splits=settings.folds)
+    groups = table["doc_id"].to_numpy()
+    if len(set(groups)) < settings.folds:
+        documents = len(set(groups))
+        raise FactlabError(f"the ensemble's {settings.folds} folds need as many source documents; the fit data have {documents}")
+    try:
+        out_of_fold = cross_val_predict(stack, features, labels, groups=groups, cv=folds, method="predict_proba")[:, 1]
+    except ValueError as error:  # a fold whose training part holds one label only
+        raise FactlabError(f"the ensemble's out-of-fold fit failed: {error}") from error
+    stack.fit(features, labels)
+    scaler, regression = stack.named_steps["standardscaler"], stack.named_steps["logisticregression"]
+    model = EnsembleModel(
+        evaluated_benchmark=evaluated,
+        members=list(members),
+        mean=[float(value) for value in scaler.mean_],
+        scale=[float(value) for value in scaler.scale_],
+        weights=[float(value) for value in regression.coef_[0]],
+        intercept=float(regression.intercept_[0]),
+    )
+    auc: dict[str, dict[str, float]] = {}
+    for name, rows in table.groupby("benchmark").indices.items():
+        if len(set(labels[rows])) < 2:
+            continue
+        auc[name] = {"ensemble_out_of_fold": float(roc_auc_score(labels[rows], out_of_fold[rows]))}
+        auc[name].update({member: float(roc_auc_score(labels[rows], features[rows, i])) for i, member in enumerate(members)})
+    keys = ["ensemble_out_of_fold", *members] if auc else []
+    macro = {key: float(np.mean([cells[key] for cells in auc.values()])) for key in keys}
+    report = {"settings": asdict(settings), "validation_auc": auc, "validation_macro_auc": macro}
+    return model, report
+
+
+def score_examples(
+    examples: pd.DataFrame, scores: Mapping[str, pd.DataFrame], model: EnsembleModel, benchmark: str
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The ensemble's score of each of `examples` (NaN where a member left it unscored), with the members' scores."""
+    if model.evaluated_benchmark != benchmark:
+        raise FactlabError(f"the ensemble model was fitted to score {model.evaluated_benchmark!r}, not {benchmark!r}")
+    table = examples[["example_id"]].merge(member_table(model.members, scores, benchmark), on="example_id", how="left")
+    values = model.predict(table[model.members].to_numpy(dtype=float))
+    unscored = int(np.isnan(values).sum())
+    result = table.assign(score=values)[["example_id", "score", *model.members]]
+    return result, {"examples": len(result), "examples_unscored_member": unscored}

@@ -1,0 +1,204 @@
+"""The ensemble scorer (factlab.score.ensemble), with FRANK's released metric scores posing as its members.
+
+FRANK's CNN/DM summaries are the fit data and its XSum summaries the scored benchmark; the stack is checked
+against scikit-learn's own standardise-then-logistic-regression pipeline (predictions, and the out-of-fold
+validation AUC of the same grouped folds), through the two commands the workflow runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold, cross_val_predict
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from factlab.cli import main
+from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
+from factlab.errors import ConfigError
+from factlab.score.ensemble import EnsembleSettings
+
+MEMBERS = {"bertscore": "BertScore P Art", "factcc": "FactCC", "rouge": "Rouge L"}  # member name: FRANK's column
+FIT, SCORED = "frank_cnndm", "frank_xsum"
+
+
+@pytest.fixture(scope="module")
+def frank(raw) -> pd.DataFrame:
+    """FRANK's summaries (labels: factual or not) with its released scores of three metrics."""
+    labels, released = adapt_frank(raw).frame, adapt_frank_baselines(raw).frame
+    joined = labels.merge(released[["example_id", *MEMBERS.values()]], on="example_id")
+    assert len(joined) == 2246 and joined["label"].nunique() == 2
+    return joined
+
+
+def write_benchmark(root: Path, name: str, part: pd.DataFrame) -> None:
+    data = root / "results" / "data" / f"{name}.parquet"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    part.drop(columns=list(MEMBERS.values())).to_parquet(data)
+    for member, column in MEMBERS.items():
+        scores = root / "results" / "score" / name / f"{member}.parquet"
+        scores.parent.mkdir(parents=True, exist_ok=True)
+        part[["example_id"]].assign(score=part[column]).to_parquet(scores)
+
+
+def settings(**overrides) -> str:
+    values = {"members": list(MEMBERS), "validation_benchmarks": [FIT], "regularisation_c": 1.0, "folds": 5, "leakage_ngram": 8}
+    values.update(overrides)
+    return json.dumps(values)
+
+
+def fit(root: Path, given: tuple[str, ...] = tuple(MEMBERS), **overrides) -> int:
+    scores = [str(root / "results" / "score" / FIT / f"{member}.parquet") for member in given]
+    data = root / "results" / "data"
+    command = ["score", "ensemble-fit", "--benchmark", SCORED, "--evaluated", str(data / f"{SCORED}.parquet"),
+               "--data", str(data / f"{FIT}.parquet"), "--scores", *scores,
+               "--settings", settings(**overrides), "--out", str(root / "model.json")]  # fmt: skip
+    return main(command)
+
+
+def score(root: Path, shard: int = 0, shards: int = 1) -> int:
+    scores = [str(root / "results" / "score" / SCORED / f"{member}.parquet") for member in MEMBERS]
+    command = ["score", "ensemble", "--benchmark", SCORED, "--data", str(root / "results" / "data" / f"{SCORED}.parquet"),
+               "--max-examples", "all", "--shard", str(shard), "--shards", str(shards), "--threads", "1", "--scores", *scores,
+               "--model", str(root / "model.json"), "--out", str(root / f"out{shard}.parquet"),
+               "--report", str(root / f"report{shard}.json")]  # fmt: skip
+    return main(command)
+
+
+def runs(text: str, n: int = 8) -> set[tuple[str, ...]]:
+    tokens = re.findall(r"\w+", text.lower())
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def leaking_by_hand(fit_part: pd.DataFrame, scored_part: pd.DataFrame) -> pd.Series:
+    """Fit rows whose source or output shares an 8-word run with any scored source or output."""
+    scored_runs = set().union(*(runs(text) for text in {*scored_part["source"], *scored_part["output"]}))
+    return fit_part["source"].map(lambda t: bool(runs(t) & scored_runs)) | fit_part["output"].map(
+        lambda t: bool(runs(t) & scored_runs)
+    )
+
+
+def reference_stack(clean: pd.DataFrame) -> object:
+    features, labels = clean[list(MEMBERS.values())].to_numpy(float), clean["label"].astype(int).to_numpy()
+    return make_pipeline(StandardScaler(), LogisticRegression()).fit(features, labels)
+
+
+def split(frank: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return frank[frank["subset"] == "cnndm"], frank[frank["subset"] == "xsum"]
+
+
+def test_the_stack_is_scikit_learns_standardised_logistic_regression(tmp_path, frank) -> None:
+    fit_part, scored_part = split(frank)
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    assert fit(tmp_path) == 0 and score(tmp_path) == 0
+    leaking = leaking_by_hand(fit_part, scored_part)  # the two subsets share a few stock phrases
+    fit_part = fit_part[~leaking]
+    features = fit_part[list(MEMBERS.values())].to_numpy(float)
+    labels = fit_part["label"].astype(int).to_numpy()
+    reference = reference_stack(fit_part)
+    got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")
+    expected = reference.predict_proba(scored_part[list(MEMBERS.values())].to_numpy(float))[:, 1]
+    assert got.loc[scored_part["example_id"], "score"].to_numpy() == pytest.approx(expected, abs=1e-9)
+    assert got.loc[scored_part["example_id"], "factcc"].tolist() == scored_part["FactCC"].tolist()  # members kept as detail
+    stored = json.loads((tmp_path / "model.json").read_text())
+    # the out-of-fold AUC: scikit-learn's cross_val_predict over the same grouped folds (documents, in order)
+    out_of_fold = cross_val_predict(
+        make_pipeline(StandardScaler(), LogisticRegression()), features, labels,
+        groups=(FIT + "/" + fit_part["doc_id"].astype(str)).to_numpy(), cv=GroupKFold(5), method="predict_proba",
+    )[:, 1]  # fmt: skip
+    cells = stored["validation_auc"][FIT]
+    assert cells["ensemble_out_of_fold"] == pytest.approx(roc_auc_score(labels, out_of_fold))
+    assert cells["factcc"] == pytest.approx(roc_auc_score(labels, fit_part["FactCC"]))
+    assert stored["fit_examples"] == len(fit_part) and stored["fit_examples_dropped_unscored_member"] == {FIT: 0}
+    assert (
+        stored["fit_examples_dropped_leaking"] == {FIT: int(leaking.sum())} and stored["model"]["evaluated_benchmark"] == SCORED
+    )
+    report = json.loads((tmp_path / "report0.json").read_text())
+    assert report["examples"] == len(scored_part) and report["examples_unscored_member"] == 0
+
+
+def test_shards_of_the_scored_benchmark_partition_its_examples(tmp_path, frank) -> None:
+    fit_part, scored_part = split(frank)
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    assert fit(tmp_path) == 0 and score(tmp_path) == 0
+    whole = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")["score"]
+    parts = []
+    for shard in range(3):
+        assert score(tmp_path, shard, 3) == 0
+        parts.append(pd.read_parquet(tmp_path / f"out{shard}.parquet"))
+    merged = pd.concat(parts).set_index("example_id")["score"]
+    assert sorted(merged.index) == sorted(whole.index) and merged.loc[whole.index].tolist() == whole.tolist()
+
+
+def test_an_unscored_member_leaves_the_example_unscored_and_the_fit_counts_it(tmp_path, frank) -> None:
+    fit_part, scored_part = split(frank)
+    fit_part, scored_part = fit_part.copy(), scored_part.copy()
+    fit_part.iloc[:4, fit_part.columns.get_loc("FactCC")] = np.nan
+    scored_part.iloc[:3, scored_part.columns.get_loc("Rouge L")] = np.nan
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    assert fit(tmp_path) == 0 and score(tmp_path) == 0
+    stored = json.loads((tmp_path / "model.json").read_text())
+    leaking = leaking_by_hand(fit_part, scored_part)
+    assert not leaking.iloc[:4].any()
+    assert stored["fit_examples"] == len(fit_part) - 4 - leaking.sum() and stored["fit_examples_dropped_unscored_member"] == {
+        FIT: 4
+    }
+    got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")["score"]
+    assert got.loc[scored_part["example_id"].iloc[:3]].isna().all() and got.notna().sum() == len(scored_part) - 3
+    assert json.loads((tmp_path / "report0.json").read_text())["examples_unscored_member"] == 3
+
+
+def test_bad_settings_and_inputs_are_one_line_errors(tmp_path, frank, capsys) -> None:
+    fit_part, scored_part = split(frank)
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    assert fit(tmp_path, validation_benchmarks=[SCORED]) != 0  # the data given are not the configured fit data
+    assert "reads the validation benchmarks ['frank_xsum'] only" in capsys.readouterr().err
+    assert not (tmp_path / "model.json").exists()
+    assert fit(tmp_path, given=("bertscore", "factcc")) != 0
+    assert "frank_cnndm: no score table of ensemble member(s) ['rouge']" in capsys.readouterr().err
+    assert fit(tmp_path, validation_benchmarks=[FIT]) == 0
+    model = json.loads((tmp_path / "model.json").read_text())
+    model["model"]["evaluated_benchmark"] = "frank_other"
+    (tmp_path / "model.json").write_text(json.dumps(model))
+    assert score(tmp_path) != 0 and "fitted to score 'frank_other', not 'frank_xsum'" in capsys.readouterr().err
+    (tmp_path / "model.json").write_text("{}")
+    assert score(tmp_path) != 0 and "not an ensemble model" in capsys.readouterr().err
+    assert not (tmp_path / "out0.parquet").exists()
+    few = fit_part[fit_part["doc_id"].isin(fit_part["doc_id"].unique()[:3])]
+    write_benchmark(tmp_path, FIT, few)
+    assert fit(tmp_path) != 0
+    assert "5 folds need as many source documents; the fit data have 3" in capsys.readouterr().err
+    for bad in ({"members": ["rouge"]}, {"members": ["rouge", "ensemble"]}, {"validation_benchmarks": []}, {"folds": 1}):
+        with pytest.raises(ConfigError):
+            EnsembleSettings(**{**json.loads(settings()), **bad})
+
+
+def test_fit_examples_sharing_text_with_the_scored_benchmark_are_dropped_and_counted(tmp_path, frank) -> None:
+    """Five scored articles replaced by CNN/DM articles of the fit data (upper-cased, commas changed): the fit
+    examples of those articles leave the fit, which then equals scikit-learn's fit on the rest."""
+    fit_part, scored_part = split(frank)
+    scored_part = scored_part.copy()
+    copied = fit_part.drop_duplicates("doc_id").iloc[:5]
+    for doc, source in zip(scored_part["doc_id"].unique()[:5], copied["source"], strict=True):
+        scored_part.loc[scored_part["doc_id"] == doc, "source"] = source.upper().replace(",", " ;")
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    assert fit(tmp_path) == 0 and score(tmp_path) == 0
+    leaking = leaking_by_hand(fit_part, scored_part)
+    assert fit_part.loc[fit_part["doc_id"].isin(copied["doc_id"]), "doc_id"].index.isin(leaking[leaking].index).all()
+    stored = json.loads((tmp_path / "model.json").read_text())
+    assert stored["fit_examples_dropped_leaking"] == {FIT: int(leaking.sum())} and stored["fit_examples"] == int((~leaking).sum())
+    got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id").loc[scored_part["example_id"], "score"]
+    expected = reference_stack(fit_part[~leaking]).predict_proba(scored_part[list(MEMBERS.values())].to_numpy(float))[:, 1]
+    assert got.to_numpy() == pytest.approx(expected, abs=1e-9)
