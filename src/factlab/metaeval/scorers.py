@@ -9,9 +9,10 @@ data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the
 paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
 (`factlab.metaeval.paired`). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
 scores pooled over the table's reported benchmarks, raw (where scores lie in [0, 1]) and after the
-isotonic calibration fitted on validation data. A benchmark whose documents overlap the tuning data is
-marked (`overlaps_tuning`): TRUE's FRANK set is FRANK's validation split, and SummaC's cuts share documents
-with several test sets.
+isotonic calibration fitted on validation data. A benchmark whose texts overlap the tuning data is marked
+(`overlaps_tuning`): an example's source or output shares a run of 8 words with a tuning example's (the aligner
+mixture's leakage rule, `factlab.train.leakage`; an exact comparison of source strings missed SummaC's XSum and
+SummEval cuts, whose articles reach XSumFaith, FRANK and TRUE's SummEval in another tokenisation).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from factlab.metaeval.calibration import (
 from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
+from factlab.train.leakage import EvaluationIndex, evaluation_texts
 
 LOG = logging.getLogger(__name__)
 COLUMNS = (
@@ -113,7 +115,7 @@ def detection_row(
     benchmark: str,
     frame: pd.DataFrame,
     threshold: float | None,
-    tuning_sources: set[str],
+    overlaps_tuning: bool,
     *,
     calibrate: Callable[[Any], np.ndarray] | None = None,
     resamples: int,
@@ -126,7 +128,7 @@ def detection_row(
     values = scored["score"].to_numpy(dtype=float)
     row: dict[str, Any] = dict.fromkeys(COLUMNS, np.nan)
     row.update(scorer=scorer, benchmark=benchmark, n=len(scored), n_unscored=len(frame) - len(scored))
-    row["overlaps_tuning"] = bool(set(scored["source"].astype(str)) & tuning_sources)
+    row["overlaps_tuning"] = overlaps_tuning
     if len(set(labels)) < 2:
         LOG.warning("%s on %s: one class only (%d examples): no AUC", scorer, benchmark, len(labels))
         return row
@@ -181,6 +183,31 @@ def discrimination(
     return result
 
 
+class TuningOverlap:
+    """Whether the texts of a reported benchmark's scored examples share a word run with the tuning benchmarks' texts
+    (by text, not doc_id: ids are benchmark-prefixed). One index per set of tuning benchmarks, one verdict per
+    (tuning set, benchmark): the scorers tuned on the same benchmarks share them."""
+
+    def __init__(self, data: Mapping[str, pd.DataFrame]) -> None:
+        self.data = data
+        self.indexes: dict[tuple[str, ...], EvaluationIndex] = {}
+        self.verdicts: dict[tuple[tuple[str, ...], str, int], bool] = {}
+
+    def __call__(self, tuning: Mapping[str, pd.DataFrame], benchmark: str, frame: pd.DataFrame) -> bool:
+        if not tuning:
+            return False
+        names = tuple(sorted(tuning))
+        scored = set(frame.dropna(subset=["score"])["example_id"])
+        key = (names, benchmark, len(scored))
+        if key not in self.verdicts:
+            if names not in self.indexes:
+                self.indexes[names] = EvaluationIndex.build(evaluation_texts({name: self.data[name] for name in names}))
+            examples = self.data[benchmark][self.data[benchmark]["example_id"].isin(scored)]
+            texts = dict.fromkeys([*examples["source"].astype(str), *examples["output"].astype(str)])
+            self.verdicts[key] = any(self.indexes[names].leaks(text) is not None for text in texts)
+        return self.verdicts[key]
+
+
 def run_detection(args: argparse.Namespace) -> None:
     data = {Path(path).stem: pd.read_parquet(path) for path in args.data}
     by_scorer: dict[str, dict[str, pd.DataFrame]] = {}
@@ -190,6 +217,7 @@ def run_detection(args: argparse.Namespace) -> None:
             raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
+    overlaps = TuningOverlap(data)
     reliability: list[dict[str, Any]] = []
     for scorer, frames in sorted(by_scorer.items()):
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}
@@ -197,8 +225,6 @@ def run_detection(args: argparse.Namespace) -> None:
         report["thresholds"][scorer] = threshold
         pooled = pooled_validation(tuning)
         calibrate = None if pooled is None else isotonic_calibrator(pooled["label"].astype(int), pooled["score"])
-        # Overlap by source text: doc_ids are benchmark-prefixed, so the same article has a different id in each.
-        tuning_sources = {text for frame in tuning.values() for text in frame["source"].astype(str)}
         reported = [frame for benchmark, frame in sorted(frames.items()) if benchmark not in tuning]
         reliability += reliability_rows(scorer, reported, calibrate, args.reliability_bins)
         for benchmark, frame in sorted(frames.items()):
@@ -210,7 +236,7 @@ def run_detection(args: argparse.Namespace) -> None:
                     benchmark,
                     frame,
                     threshold,
-                    tuning_sources,
+                    overlaps(tuning, benchmark, frame),
                     calibrate=calibrate,
                     resamples=args.resamples,
                     confidence=args.confidence,
