@@ -29,14 +29,14 @@ def frame() -> pd.DataFrame:
 
 
 def test_row_matches_sklearn_and_hand_values() -> None:
-    row = detection_row("alignscore", "b", frame(), 0.5, True, resamples=200, confidence=0.9, seed=1, ece_bins=5)
+    row = detection_row("alignscore", "b", frame(), 0.5, 0.25, resamples=200, confidence=0.9, seed=1, ece_bins=5)
     assert row["roc_auc"] == pytest.approx(roc_auc_score(LABELS, SCORES))
     predicted = (np.array(SCORES) >= 0.5).astype(int)
     assert row["bacc_fixed05"] == pytest.approx(balanced_accuracy_score(LABELS, predicted))
     # hand: at 0.5, positives 0.9 0.8 0.55 hit and 0.35 misses (TPR 3/4); negatives 0.2 0.1 rejected (TNR 2/4)
     assert row["bacc_fixed05"] == pytest.approx((3 / 4 + 2 / 4) / 2)
     assert row["roc_auc_ci_low"] <= row["roc_auc"] <= row["roc_auc_ci_high"]
-    assert row["overlaps_tuning"] is True
+    assert row["tuning_overlap"] == 0.25
     assert row["n"] == 8
 
 
@@ -107,7 +107,7 @@ def test_detection_table_compares_each_scorer_with_the_best(tmp_path) -> None:
         "bad": {"b": labelled_scores(data, frame().assign(score=worse)[["example_id", "score"]])},
     }
     rows = [
-        detection_row(name, "b", frames[name]["b"], None, False, resamples=50, confidence=0.9, seed=1, ece_bins=2)
+        detection_row(name, "b", frames[name]["b"], None, 0.0, resamples=50, confidence=0.9, seed=1, ece_bins=2)
         for name in ("good", "bad")
     ]
     table = compare_with_best(pd.DataFrame(rows, columns=list(COLUMNS)), frames, resamples=200, confidence=0.9, seed=1)
@@ -160,18 +160,18 @@ def test_a_similarity_rounded_above_one_still_gets_an_ece() -> None:
     rounded_one = float(np.float32(1.0000001))
     assert rounded_one > 1.0
     scored = frame().assign(score=[rounded_one, *SCORES[1:]])
-    row = detection_row("bertscore_precision", "b", scored, 0.5, False, resamples=50, confidence=0.9, seed=1, ece_bins=2)
+    row = detection_row("bertscore_precision", "b", scored, 0.5, 0.0, resamples=50, confidence=0.9, seed=1, ece_bins=2)
     # hand, bins (0, .5] and (.5, 1] with the 1.0000001 read as 1: {0.35, 0.2, 0.1} conf .65/3, acc 1/3;
     # {1, 0.8, 0.6, 0.55, 0.7} conf .73, acc 3/5. ECE = 3/8 * |1/3 - .65/3| + 5/8 * |.6 - .73| = .04375 + .08125
     assert row["ece"] == pytest.approx(0.125)
     beyond = frame().assign(score=[1.01, *SCORES[1:]])  # a scorer whose range is not [0, 1]: no ECE
-    row = detection_row("rouge", "b", beyond, 0.5, False, resamples=50, confidence=0.9, seed=1, ece_bins=2)
+    row = detection_row("rouge", "b", beyond, 0.5, 0.0, resamples=50, confidence=0.9, seed=1, ece_bins=2)
     assert np.isnan(row["ece"]) and np.isnan(row["ece_equal_mass"])
 
 
-def test_tuning_overlap_is_found_by_shared_word_runs_not_equal_strings() -> None:
+def test_tuning_overlap_is_the_share_of_examples_sharing_word_runs_not_equal_strings() -> None:
     """Real QAGS-XSum records: a reported benchmark holding one tuning article in another tokenisation (upper case,
-    commas spaced) overlaps the tuning data; one holding other articles does not."""
+    commas spaced) overlaps the tuning data in that example only; one holding other articles does not."""
     from factlab.metaeval.scorers import TuningOverlap
 
     records = pd.read_csv(Path(__file__).parent / "fixtures" / "byo_qags_xsum_head.csv")
@@ -184,8 +184,8 @@ def test_tuning_overlap_is_found_by_shared_word_runs_not_equal_strings() -> None
     assert copied["source"].iloc[0] != tuning["source"].iloc[0]
     overlap = TuningOverlap({"cut": tuning, "clean": other, "copied": copied})
     cut = {"cut": tuning.assign(score=0.5)}
-    assert overlap(cut, "copied", copied.assign(score=0.5)) is True
-    assert overlap(cut, "clean", other.assign(score=0.5)) is False
-    assert overlap({}, "copied", copied.assign(score=0.5)) is False  # a scorer tuned on nothing overlaps nothing
+    assert overlap(cut, "copied", copied.assign(score=0.5)) == pytest.approx(1 / len(copied))
+    assert overlap(cut, "clean", other.assign(score=0.5)) == 0.0
+    assert overlap({}, "copied", copied.assign(score=0.5)) == 0.0  # a scorer tuned on nothing overlaps nothing
     # only scored examples count: the copied article unscored, no overlap
-    assert overlap(cut, "copied", copied.assign(score=[np.nan] + [0.5] * (len(copied) - 1))) is False
+    assert overlap(cut, "copied", copied.assign(score=[np.nan] + [0.5] * (len(copied) - 1))) == 0.0

@@ -9,10 +9,11 @@ data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the
 paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
 (`factlab.metaeval.paired`). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
 scores pooled over the table's reported benchmarks, raw (where scores lie in [0, 1]) and after the
-isotonic calibration fitted on validation data. A benchmark whose texts overlap the tuning data is marked
-(`overlaps_tuning`): an example's source or output shares a run of 8 words with a tuning example's (the aligner
-mixture's leakage rule, `factlab.train.leakage`; an exact comparison of source strings missed SummaC's XSum and
-SummEval cuts, whose articles reach XSumFaith, FRANK and TRUE's SummEval in another tokenisation).
+isotonic calibration fitted on validation data. `tuning_overlap` is the share of a benchmark's scored examples whose
+source or output shares a run of 8 words with a tuning example's (the aligner mixture's leakage rule,
+`factlab.train.leakage`): SummaC's XSum and SummEval cuts reach XSumFaith, FRANK and TRUE's SummEval in another
+tokenisation, which an exact comparison of source strings missed; a share, because one stock phrase shared by a
+few dialogue or Wikipedia examples is chance, not overlap.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ COLUMNS = (
     "auc_diff_ci_low",
     "auc_diff_ci_high",
     "p_vs_best",
-    "overlaps_tuning",
+    "tuning_overlap",
 )
 
 
@@ -115,7 +116,7 @@ def detection_row(
     benchmark: str,
     frame: pd.DataFrame,
     threshold: float | None,
-    overlaps_tuning: bool,
+    tuning_overlap: float,
     *,
     calibrate: Callable[[Any], np.ndarray] | None = None,
     resamples: int,
@@ -128,7 +129,7 @@ def detection_row(
     values = scored["score"].to_numpy(dtype=float)
     row: dict[str, Any] = dict.fromkeys(COLUMNS, np.nan)
     row.update(scorer=scorer, benchmark=benchmark, n=len(scored), n_unscored=len(frame) - len(scored))
-    row["overlaps_tuning"] = overlaps_tuning
+    row["tuning_overlap"] = tuning_overlap
     if len(set(labels)) < 2:
         LOG.warning("%s on %s: one class only (%d examples): no AUC", scorer, benchmark, len(labels))
         return row
@@ -184,28 +185,35 @@ def discrimination(
 
 
 class TuningOverlap:
-    """Whether the texts of a reported benchmark's scored examples share a word run with the tuning benchmarks' texts
-    (by text, not doc_id: ids are benchmark-prefixed). One index per set of tuning benchmarks, one verdict per
-    (tuning set, benchmark): the scorers tuned on the same benchmarks share them."""
+    """The share of a reported benchmark's scored examples whose source or output shares a word run with the tuning
+    benchmarks' texts (by text, not doc_id: ids are benchmark-prefixed). One index per set of tuning benchmarks, one
+    share per (tuning set, benchmark, scored examples): the scorers tuned on the same benchmarks share them."""
 
     def __init__(self, data: Mapping[str, pd.DataFrame]) -> None:
         self.data = data
         self.indexes: dict[tuple[str, ...], EvaluationIndex] = {}
-        self.verdicts: dict[tuple[tuple[str, ...], str, int], bool] = {}
+        self.shares: dict[tuple[tuple[str, ...], str, frozenset[str]], float] = {}
 
-    def __call__(self, tuning: Mapping[str, pd.DataFrame], benchmark: str, frame: pd.DataFrame) -> bool:
-        if not tuning:
-            return False
+    def __call__(self, tuning: Mapping[str, pd.DataFrame], benchmark: str, frame: pd.DataFrame) -> float:
+        scored = frozenset(frame.dropna(subset=["score"])["example_id"])
+        if not tuning or not scored:
+            return 0.0
         names = tuple(sorted(tuning))
-        scored = set(frame.dropna(subset=["score"])["example_id"])
-        key = (names, benchmark, len(scored))
-        if key not in self.verdicts:
+        key = (names, benchmark, scored)
+        if key not in self.shares:
             if names not in self.indexes:
                 self.indexes[names] = EvaluationIndex.build(evaluation_texts({name: self.data[name] for name in names}))
+            index = self.indexes[names]
             examples = self.data[benchmark][self.data[benchmark]["example_id"].isin(scored)]
-            texts = dict.fromkeys([*examples["source"].astype(str), *examples["output"].astype(str)])
-            self.verdicts[key] = any(self.indexes[names].leaks(text) is not None for text in texts)
-        return self.verdicts[key]
+            verdicts: dict[str, bool] = {}
+            overlapping = 0
+            for source, output in zip(examples["source"].astype(str), examples["output"].astype(str), strict=True):
+                for text in (source, output):
+                    if text not in verdicts:
+                        verdicts[text] = index.leaks(text) is not None
+                overlapping += verdicts[source] or verdicts[output]
+            self.shares[key] = overlapping / len(examples)
+        return self.shares[key]
 
 
 def run_detection(args: argparse.Namespace) -> None:
