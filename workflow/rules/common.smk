@@ -143,7 +143,8 @@ def scored_by(scorer, benchmarks):
     chosen = param("score.scorer_benchmarks").get(scorer) or benchmarks
     names = [name for name in benchmarks if name in chosen]
     if scorer == "ensemble":
-        # the stack scores what every member scores, but never its own fit data
+        # the stack scores what every member scores, but never its own fit data, and nothing when none of its
+        # fit data is scored (ENSEMBLE_FIT_BENCHMARKS, score.smk)
         fit = set(param("score.ensemble.validation_benchmarks"))
         members = [
             scored_by(member, benchmarks) for member in param("score.ensemble.members")
@@ -151,7 +152,9 @@ def scored_by(scorer, benchmarks):
         names = [
             name
             for name in names
-            if name not in fit and all(name in scored for scored in members)
+            if ENSEMBLE_FIT_BENCHMARKS
+            and name not in fit
+            and all(name in scored for scored in members)
         ]
     return names
 

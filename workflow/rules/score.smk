@@ -556,10 +556,6 @@ if "ensemble" in SCORERS:
         raise ConfigError(
             f"params.yaml score.ensemble.members names scorers that score.scorers does not run: {_absent}"
         )
-    if not ENSEMBLE_FIT_BENCHMARKS:
-        raise ConfigError(
-            "params.yaml score.ensemble.validation_benchmarks: none of them is scored (score.benchmarks)"
-        )
     _unfitted = [
         (member, name)
         for member in ENSEMBLE["members"]
