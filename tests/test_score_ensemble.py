@@ -172,6 +172,10 @@ def test_bad_settings_and_inputs_are_one_line_errors(tmp_path, frank, capsys) ->
     model["model"]["evaluated_benchmark"] = "frank_other"
     (tmp_path / "model.json").write_text(json.dumps(model))
     assert score(tmp_path) != 0 and "fitted to score 'frank_other', not 'frank_xsum'" in capsys.readouterr().err
+    model["model"]["evaluated_benchmark"] = SCORED
+    model["model"]["weights"] = model["model"]["weights"][:-1]
+    (tmp_path / "model.json").write_text(json.dumps(model))
+    assert score(tmp_path) != 0 and "members, mean, scale and weights differ in length" in capsys.readouterr().err
     (tmp_path / "model.json").write_text("{}")
     assert score(tmp_path) != 0 and "not an ensemble model" in capsys.readouterr().err
     assert not (tmp_path / "out0.parquet").exists()
@@ -202,3 +206,20 @@ def test_fit_examples_sharing_text_with_the_scored_benchmark_are_dropped_and_cou
     got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id").loc[scored_part["example_id"], "score"]
     expected = reference_stack(fit_part[~leaking]).predict_proba(scored_part[list(MEMBERS.values())].to_numpy(float))[:, 1]
     assert got.to_numpy() == pytest.approx(expected, abs=1e-9)
+
+
+def test_examples_no_member_scored_are_not_fit_data(tmp_path, frank) -> None:
+    """preprocess.max_examples keeps the first N examples: the rest of the validation benchmark is not fit data and
+    is not counted as leaking or unscored."""
+    fit_part, scored_part = split(frank)
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    for member in MEMBERS:  # the members scored the first 300 examples only
+        path = tmp_path / "results" / "score" / FIT / f"{member}.parquet"
+        pd.read_parquet(path).iloc[:300].to_parquet(path)
+    assert fit(tmp_path) == 0
+    stored = json.loads((tmp_path / "model.json").read_text())
+    leaking = leaking_by_hand(fit_part.iloc[:300], scored_part)
+    assert stored["fit_examples"] == 300 - leaking.sum()
+    assert stored["fit_examples_dropped_leaking"] == {FIT: int(leaking.sum())}
+    assert stored["fit_examples_dropped_unscored_member"] == {FIT: 0}

@@ -79,9 +79,13 @@ class EnsembleModel:
     def load(cls, path: str | Path) -> EnsembleModel:
         try:
             stored = json.loads(Path(path).read_text())["model"]
-            return cls(**stored)
+            model = cls(**stored)
         except (OSError, KeyError, TypeError, json.JSONDecodeError) as error:
             raise FactlabError(f"{path}: not an ensemble model written by `factlab score ensemble-fit` ({error})") from error
+        lengths = {len(model.members), len(model.mean), len(model.scale), len(model.weights)}
+        if len(lengths) != 1:
+            raise FactlabError(f"{path}: the ensemble model's members, mean, scale and weights differ in length")
+        return model
 
 
 def member_table(members: Sequence[str], scores: Mapping[str, pd.DataFrame], benchmark: str) -> pd.DataFrame:
@@ -107,21 +111,23 @@ def fit_data(
     evaluated: EvaluationIndex,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Labelled rows (benchmark, doc_id, label, members) of the validation benchmarks (`name: (data, member scores)`)
-    that share no word run with the `evaluated` benchmark's texts, with the counts of examples dropped for leaking and
-    because a member left them unscored."""
+    that some member scored and that share no word run with the `evaluated` benchmark's texts, with the counts of
+    examples dropped for leaking and because a member left them unscored."""
     frames, leaking, unscored = [], {}, {}
     for name, (data, scores) in benchmarks.items():
         for column in ("example_id", "doc_id", "label", "source", "output"):
             if column not in data.columns:
                 raise DataError(f"the benchmark table lacks {column!r}", file=f"results/data/{name}.parquet", field=column)
-        labelled = data[data["label"].notna()]
+        # the examples some member scored (preprocess.max_examples keeps the first N): the others are not fit data
+        table = member_table(members, scores, name)
+        labelled = data[data["label"].notna() & data["example_id"].isin(table["example_id"])]
         leaks = [
             evaluated.leaks(source) is not None or evaluated.leaks(output) is not None
             for source, output in zip(labelled["source"].astype(str), labelled["output"].astype(str), strict=True)
         ]
         leaking[name] = int(sum(leaks))
         clean = labelled[~np.asarray(leaks, dtype=bool)][["example_id", "doc_id", "label"]]
-        joined = clean.merge(member_table(members, scores, name), on="example_id")
+        joined = clean.merge(table, on="example_id")
         complete = joined[list(members)].notna().all(axis=1)
         unscored[name] = int((~complete).sum())
         kept = joined[complete]
