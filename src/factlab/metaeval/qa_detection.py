@@ -25,7 +25,6 @@ holds the published balanced accuracies, kept to compare with only.
 from __future__ import annotations
 
 import argparse
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,13 +34,10 @@ import pandas as pd
 
 from factlab.errors import DataError
 from factlab.io import write_text
-from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.detection import fixed05
-from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.qa_decomposition import ALL, unit_rows
-from factlab.metaeval.scorers import discrimination, validation_threshold
+from factlab.metaeval.scorers import discrimination, grouped_interval, validation_threshold
 
-LOG = logging.getLogger(__name__)
 PROTOCOL_SCORER = "qasem_consistency"
 TUNING_SPLIT = "dev"  # the benchmark's validation split (upstream data/dev.jsonl)
 COLUMNS = [
@@ -120,19 +116,16 @@ def detection_row(
         {column: statistics.get(column, np.nan) for column in ("roc_auc", "roc_auc_ci_low", "roc_auc_ci_high", "bacc_fixed05")}
     )
     row["bacc_dev_tuned"] = statistics.get("bacc_val_tuned", np.nan)
-    try:
-        interval = bootstrap_ci(
-            fixed05_balanced_accuracy,
-            scored["label"].to_numpy(dtype=int),
-            scored["score"].to_numpy(dtype=float),
-            groups=scored["source"].astype(str).to_numpy(),
-            n_resamples=resamples,
-            confidence=confidence,
-            rng=np.random.default_rng(seed),
-        )
-        row["bacc_fixed05_ci_low"], row["bacc_fixed05_ci_high"] = interval.low, interval.high
-    except StatisticsError as error:
-        LOG.warning("%s: no balanced-accuracy interval (%s)", name, error)
+    row["bacc_fixed05_ci_low"], row["bacc_fixed05_ci_high"] = grouped_interval(
+        fixed05_balanced_accuracy,
+        scored["label"].to_numpy(dtype=int),
+        scored["score"].to_numpy(dtype=float),
+        scored["source"].astype(str).to_numpy(),
+        resamples=resamples,
+        confidence=confidence,
+        seed=seed,
+        what=f"{name} balanced accuracy",
+    )
     return row
 
 

@@ -40,7 +40,7 @@ from factlab.metaeval.calibration import (
 from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
-from factlab.train.leakage import EvaluationIndex, evaluation_texts
+from factlab.train.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 
 LOG = logging.getLogger(__name__)
 COLUMNS = (
@@ -146,6 +146,35 @@ def detection_row(
     return row
 
 
+def grouped_interval(
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    labels: np.ndarray,
+    values: np.ndarray,
+    groups: np.ndarray,
+    *,
+    resamples: int,
+    confidence: float,
+    seed: int,
+    what: str,
+) -> tuple[float, float]:
+    """The percentile bootstrap interval of `statistic(labels, values)` resampling `groups`; (NaN, NaN), with a
+    warning naming `what`, when the bootstrap cannot give one."""
+    try:
+        ci = bootstrap_ci(
+            statistic,
+            labels,
+            values,
+            groups=groups,
+            n_resamples=resamples,
+            confidence=confidence,
+            rng=np.random.default_rng(seed),
+        )
+    except StatisticsError as error:
+        LOG.warning("%s: no interval (%s)", what, error)
+        return np.nan, np.nan
+    return ci.low, ci.high
+
+
 def discrimination(
     scored: pd.DataFrame,
     threshold: float | None,
@@ -162,19 +191,18 @@ def discrimination(
     labels = scored["label"].astype(int).to_numpy()
     values = scored["score"].to_numpy(dtype=float)
     result = {"roc_auc": roc_auc(labels, values)}
-    try:
-        ci = bootstrap_ci(
-            roc_auc,
-            labels,
-            values,
-            groups=scored[groups].astype(str).to_numpy(),
-            n_resamples=resamples,
-            confidence=confidence,
-            rng=np.random.default_rng(seed),
-        )
-        result["roc_auc_ci_low"], result["roc_auc_ci_high"] = ci.low, ci.high
-    except StatisticsError as error:
-        LOG.warning("%s: no AUC interval (%s)", name, error)
+    low, high = grouped_interval(
+        roc_auc,
+        labels,
+        values,
+        scored[groups].astype(str).to_numpy(),
+        resamples=resamples,
+        confidence=confidence,
+        seed=seed,
+        what=f"{name} AUC",
+    )
+    if not np.isnan(low):
+        result["roc_auc_ci_low"], result["roc_auc_ci_high"] = low, high
     result["bacc_fixed05"] = fixed05(labels, values).balanced_accuracy
     best = oracle(labels, values)
     result["threshold_oracle"], result["bacc_oracle"] = best.threshold, best.balanced_accuracy
@@ -203,16 +231,9 @@ class TuningOverlap:
         if key not in self.shares:
             if names not in self.indexes:
                 self.indexes[names] = EvaluationIndex.build(evaluation_texts({name: self.data[name] for name in names}))
-            index = self.indexes[names]
             examples = self.data[benchmark][self.data[benchmark]["example_id"].isin(scored)]
-            verdicts: dict[str, bool] = {}
-            overlapping = 0
-            for source, output in zip(examples["source"].astype(str), examples["output"].astype(str), strict=True):
-                for text in (source, output):
-                    if text not in verdicts:
-                        verdicts[text] = index.leaks(text) is not None
-                overlapping += verdicts[source] or verdicts[output]
-            self.shares[key] = overlapping / len(examples)
+            pairs = examples[["source", "output"]].astype(str).set_axis(["text_a", "text_b"], axis=1)
+            self.shares[key] = float(leaking_rows(pairs, self.indexes[names], progress=False).notna().mean())
         return self.shares[key]
 
 

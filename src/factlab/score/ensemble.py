@@ -29,7 +29,7 @@ import pandas as pd
 
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.io import write_text
-from factlab.train.leakage import EvaluationIndex
+from factlab.train.leakage import EvaluationIndex, leaking_rows
 
 
 @dataclass(frozen=True)
@@ -121,12 +121,10 @@ def fit_data(
         # the examples some member scored (preprocess.max_examples keeps the first N): the others are not fit data
         table = member_table(members, scores, name)
         labelled = data[data["label"].notna() & data["example_id"].isin(table["example_id"])]
-        leaks = [
-            evaluated.leaks(source) is not None or evaluated.leaks(output) is not None
-            for source, output in zip(labelled["source"].astype(str), labelled["output"].astype(str), strict=True)
-        ]
-        leaking[name] = int(sum(leaks))
-        clean = labelled[~np.asarray(leaks, dtype=bool)][["example_id", "doc_id", "label"]]
+        pairs = labelled[["source", "output"]].astype(str).set_axis(["text_a", "text_b"], axis=1)
+        leaks = leaking_rows(pairs, evaluated, progress=False).notna()
+        leaking[name] = int(leaks.sum())
+        clean = labelled[~leaks][["example_id", "doc_id", "label"]]
         joined = clean.merge(table, on="example_id")
         complete = joined[list(members)].notna().all(axis=1)
         unscored[name] = int((~complete).sum())
