@@ -2,7 +2,8 @@
 
 FRANK's CNN/DM summaries are the fit data and its XSum summaries the scored benchmark; the stack is checked
 against scikit-learn's own standardise-then-logistic-regression pipeline (predictions, and the out-of-fold
-validation AUC of the same grouped folds), through the two commands the workflow runs.
+validation AUC of folds grouped by scipy's connected components of sources sharing a word run; the regularisation
+grid's choice), through the two commands the workflow runs.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold, cross_val_predict
@@ -49,7 +52,7 @@ def write_benchmark(root: Path, name: str, part: pd.DataFrame) -> None:
 
 
 def settings(**overrides) -> str:
-    values = {"members": list(MEMBERS), "validation_benchmarks": [FIT], "regularisation_c": 1.0, "folds": 5, "leakage_ngram": 8}
+    values = {"members": list(MEMBERS), "validation_benchmarks": [FIT], "regularisation_c": [1.0], "folds": 5, "leakage_ngram": 8}
     values.update(overrides)
     return json.dumps(values)
 
@@ -85,9 +88,29 @@ def leaking_by_hand(fit_part: pd.DataFrame, scored_part: pd.DataFrame) -> pd.Ser
     )
 
 
-def reference_stack(clean: pd.DataFrame) -> object:
+def reference_stack(clean: pd.DataFrame, c: float = 1.0) -> object:
     features, labels = clean[list(MEMBERS.values())].to_numpy(float), clean["label"].astype(int).to_numpy()
-    return make_pipeline(StandardScaler(), LogisticRegression()).fit(features, labels)
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c)).fit(features, labels)
+
+
+def groups_by_hand(fit_part: pd.DataFrame) -> np.ndarray:
+    """Each row's fold group: scipy's connected components of the graph joining rows whose sources share an 8-word
+    run, each component named by the benchmark-prefixed doc_id of its first row."""
+    source_runs = [runs(text) for text in fit_part["source"]]
+    edges = [(i, j) for i in range(len(source_runs)) for j in range(i) if source_runs[i] & source_runs[j]]
+    rows, cols = zip(*edges, strict=True) if edges else ((), ())
+    graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(source_runs), len(source_runs)))
+    _, component = connected_components(graph, directed=False)
+    names = (FIT + "/" + fit_part["doc_id"].astype(str)).to_numpy()
+    first = {label: names[np.flatnonzero(component == label)[0]] for label in set(component)}
+    return np.array([first[label] for label in component])
+
+
+def out_of_fold_by_hand(fit_part: pd.DataFrame, c: float = 1.0) -> np.ndarray:
+    features, labels = fit_part[list(MEMBERS.values())].to_numpy(float), fit_part["label"].astype(int).to_numpy()
+    stack = make_pipeline(StandardScaler(), LogisticRegression(C=c))
+    groups = groups_by_hand(fit_part)
+    return cross_val_predict(stack, features, labels, groups=groups, cv=GroupKFold(5), method="predict_proba")[:, 1]
 
 
 def split(frank: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -101,7 +124,6 @@ def test_the_stack_is_scikit_learns_standardised_logistic_regression(tmp_path, f
     assert fit(tmp_path) == 0 and score(tmp_path) == 0
     leaking = leaking_by_hand(fit_part, scored_part)  # the two subsets share a few stock phrases
     fit_part = fit_part[~leaking]
-    features = fit_part[list(MEMBERS.values())].to_numpy(float)
     labels = fit_part["label"].astype(int).to_numpy()
     reference = reference_stack(fit_part)
     got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")
@@ -109,11 +131,8 @@ def test_the_stack_is_scikit_learns_standardised_logistic_regression(tmp_path, f
     assert got.loc[scored_part["example_id"], "score"].to_numpy() == pytest.approx(expected, abs=1e-9)
     assert got.loc[scored_part["example_id"], "factcc"].tolist() == scored_part["FactCC"].tolist()  # members kept as detail
     stored = json.loads((tmp_path / "model.json").read_text())
-    # the out-of-fold AUC: scikit-learn's cross_val_predict over the same grouped folds (documents, in order)
-    out_of_fold = cross_val_predict(
-        make_pipeline(StandardScaler(), LogisticRegression()), features, labels,
-        groups=(FIT + "/" + fit_part["doc_id"].astype(str)).to_numpy(), cv=GroupKFold(5), method="predict_proba",
-    )[:, 1]  # fmt: skip
+    # the out-of-fold AUC: scikit-learn's cross_val_predict over folds grouped by sources sharing a word run
+    out_of_fold = out_of_fold_by_hand(fit_part)
     cells = stored["validation_auc"][FIT]
     assert cells["ensemble_out_of_fold"] == pytest.approx(roc_auc_score(labels, out_of_fold))
     assert cells["factcc"] == pytest.approx(roc_auc_score(labels, fit_part["FactCC"]))
@@ -182,8 +201,9 @@ def test_bad_settings_and_inputs_are_one_line_errors(tmp_path, frank, capsys) ->
     few = fit_part[fit_part["doc_id"].isin(fit_part["doc_id"].unique()[:3])]
     write_benchmark(tmp_path, FIT, few)
     assert fit(tmp_path) != 0
-    assert "5 folds need as many source documents; the fit data have 3" in capsys.readouterr().err
-    for bad in ({"members": ["rouge"]}, {"members": ["rouge", "ensemble"]}, {"validation_benchmarks": []}, {"folds": 1}):
+    assert "5 folds need as many groups of source documents; the fit data have 3" in capsys.readouterr().err
+    bad_settings = ({"members": ["rouge"]}, {"members": ["rouge", "ensemble"]}, {"validation_benchmarks": []}, {"folds": 1})
+    for bad in (*bad_settings, {"regularisation_c": []}, {"regularisation_c": [1.0, 0.0]}):
         with pytest.raises(ConfigError):
             EnsembleSettings(**{**json.loads(settings()), **bad})
 
@@ -223,3 +243,32 @@ def test_examples_no_member_scored_are_not_fit_data(tmp_path, frank) -> None:
     assert stored["fit_examples"] == 300 - leaking.sum()
     assert stored["fit_examples_dropped_leaking"] == {FIT: int(leaking.sum())}
     assert stored["fit_examples_dropped_unscored_member"] == {FIT: 0}
+
+
+def test_one_article_in_two_documents_is_one_fold_group_and_the_grid_picks_the_best_out_of_fold_c(tmp_path, frank) -> None:
+    """Ten fit articles copied, re-tokenised, into other documents' sources: the folds keep each copy with its
+    original (scipy's connected components), and of the C grid the stack keeps the one scikit-learn's out-of-fold
+    predictions rank best on the fit data, fitted on all of it."""
+    fit_part, scored_part = split(frank)
+    fit_part = fit_part.copy()
+    documents = fit_part["doc_id"].unique()
+    for original, copy in zip(documents[:10], documents[10:20], strict=True):
+        source = fit_part.loc[fit_part["doc_id"] == original, "source"].iloc[0]
+        fit_part.loc[fit_part["doc_id"] == copy, "source"] = source.upper().replace(".", " .")
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    grid = [0.001, 0.01, 1.0, 100.0]
+    assert fit(tmp_path, regularisation_c=grid) == 0 and score(tmp_path) == 0
+    clean = fit_part[~leaking_by_hand(fit_part, scored_part)]
+    groups = groups_by_hand(clean)
+    assert len(set(groups)) <= clean["doc_id"].nunique() - 10  # the copies joined their originals
+    labels = clean["label"].astype(int).to_numpy()
+    expected = {c: roc_auc_score(labels, out_of_fold_by_hand(clean, c)) for c in grid}
+    best = max(grid, key=lambda c: (expected[c], -c))
+    stored = json.loads((tmp_path / "model.json").read_text())
+    assert stored["fit_groups"] == len(set(groups))
+    assert stored["regularisation_search_macro_auc"] == {repr(c): pytest.approx(auc) for c, auc in expected.items()}
+    assert stored["regularisation_c_chosen"] == best and len(set(np.round(list(expected.values()), 6))) > 1
+    got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id").loc[scored_part["example_id"], "score"]
+    reference = reference_stack(clean, best).predict_proba(scored_part[list(MEMBERS.values())].to_numpy(float))[:, 1]
+    assert got.to_numpy() == pytest.approx(reference, abs=1e-9)

@@ -9,8 +9,10 @@ configuration that would score them. Those cuts share articles and even summarie
 articles with XSumFaith and FRANK, SummEval's 100 articles with TRUE's SummEval), so one stack is fitted per scored
 benchmark, on the fit examples whose source and output share no run of `leakage_ngram` words with that benchmark's
 texts (the aligner mixture's leakage rule, `factlab.train.leakage`); the dropped examples are counted. An
-out-of-fold validation AUC (folds by source document) is recorded beside each member's own, so the choice to use the
-stack rests on validation data.
+out-of-fold validation AUC is recorded beside each member's own, so the choice to use the stack rests on validation
+data. Its folds keep together the fit examples whose sources share a run of `leakage_ngram` words (one article in two
+validation cuts, in two tokenisations, is one group), and the regularisation strength is the grid value with the best
+out-of-fold macro AUC.
 
 An example some member left unscored (OpenIE with no triples) is not scored by the ensemble; the fit drops such
 examples and counts them.
@@ -29,15 +31,15 @@ import pandas as pd
 
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.io import write_text
-from factlab.train.leakage import EvaluationIndex, leaking_rows
+from factlab.train.leakage import EvaluationIndex, leaking_rows, shingles
 
 
 @dataclass(frozen=True)
 class EnsembleSettings:
     members: list[str] = field(default_factory=list)  # scorers whose example scores are stacked
     validation_benchmarks: list[str] = field(default_factory=list)  # the fit data; never scored by the ensemble
-    regularisation_c: float = 1.0  # LogisticRegression's C (scikit-learn's default)
-    folds: int = 5  # out-of-fold validation AUC, folds by source document
+    regularisation_c: list[float] = field(default_factory=lambda: [1.0])  # LogisticRegression's C: the grid searched
+    folds: int = 5  # out-of-fold validation AUC; examples whose sources share a word run stay in one fold
     leakage_ngram: int = 8  # a fit example sharing a run of this many words with the scored benchmark is dropped
 
     def __post_init__(self) -> None:
@@ -47,8 +49,10 @@ class EnsembleSettings:
             raise ConfigError("score.ensemble.members cannot hold the ensemble itself")
         if not self.validation_benchmarks:
             raise ConfigError("score.ensemble.validation_benchmarks is empty: the stack has nothing to be fitted on")
-        if self.regularisation_c <= 0:
-            raise ConfigError(f"score.ensemble.regularisation_c must be positive, got {self.regularisation_c}")
+        if not self.regularisation_c or min(self.regularisation_c) <= 0:
+            raise ConfigError(
+                f"score.ensemble.regularisation_c must be a non-empty list of positive values, got {self.regularisation_c}"
+            )
         if self.folds < 2:
             raise ConfigError(f"score.ensemble.folds must be at least 2, got {self.folds}")
         if self.leakage_ngram < 1:
@@ -105,14 +109,35 @@ def member_table(members: Sequence[str], scores: Mapping[str, pd.DataFrame], ben
     return table
 
 
+def source_groups(sources: Sequence[str], labels: Sequence[str], n: int) -> list[str]:
+    """Per source, the label of its group: sources sharing a run of n words (directly or through others) form one
+    group, named by the label of its first source. Sources without a shared run keep their own label."""
+    parent = list(range(len(sources)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with_run: dict[int, int] = {}
+    for i, source in enumerate(sources):
+        for run in shingles(source, n):
+            j = first_with_run.setdefault(run, i)
+            a, b = root(i), root(j)
+            parent[max(a, b)] = min(a, b)  # the root is the group's first source: labels do not depend on hash order
+    return [labels[root(i)] for i in range(len(sources))]
+
+
 def fit_data(
     members: Sequence[str],
     benchmarks: Mapping[str, tuple[pd.DataFrame, Mapping[str, pd.DataFrame]]],
     evaluated: EvaluationIndex,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Labelled rows (benchmark, doc_id, label, members) of the validation benchmarks (`name: (data, member scores)`)
-    that some member scored and that share no word run with the `evaluated` benchmark's texts, with the counts of
-    examples dropped for leaking and because a member left them unscored."""
+    """Labelled rows (benchmark, doc_id, group, label, members) of the validation benchmarks (`name: (data, member
+    scores)`) that some member scored and that share no word run with the `evaluated` benchmark's texts, with the
+    counts of examples dropped for leaking and because a member left them unscored. `group` keeps together the rows
+    whose sources share a run of `evaluated.n` words (`source_groups`): the out-of-fold AUC's folds."""
     frames, leaking, unscored = [], {}, {}
     for name, (data, scores) in benchmarks.items():
         for column in ("example_id", "doc_id", "label", "source", "output"):
@@ -124,13 +149,15 @@ def fit_data(
         pairs = labelled[["source", "output"]].astype(str).set_axis(["text_a", "text_b"], axis=1)
         leaks = leaking_rows(pairs, evaluated, progress=False).notna()
         leaking[name] = int(leaks.sum())
-        clean = labelled[~leaks][["example_id", "doc_id", "label"]]
+        clean = labelled[~leaks][["example_id", "doc_id", "label", "source"]]
         joined = clean.merge(table, on="example_id")
         complete = joined[list(members)].notna().all(axis=1)
         unscored[name] = int((~complete).sum())
         kept = joined[complete]
         frames.append(kept.assign(benchmark=name, doc_id=name + "/" + kept["doc_id"].astype(str)))
     table = pd.concat(frames, ignore_index=True)
+    table["group"] = source_groups(table["source"].astype(str).tolist(), table["doc_id"].tolist(), evaluated.n)
+    table = table.drop(columns="source")
     if table.empty or table["label"].nunique() < 2:
         raise FactlabError(
             f"the ensemble's fit data ({sorted(benchmarks)}, less leaking examples) hold {len(table)} examples, not both labels"
@@ -144,30 +171,40 @@ def fit_data(
 
 
 def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str) -> tuple[EnsembleModel, dict[str, Any]]:
-    """The stack fitted on all of `table` (from `fit_data`), and its report: the out-of-fold macro AUC over the
-    validation benchmarks (each fold standardised and fitted on the other folds) beside each member's own AUC."""
-    from sklearn.linear_model import LogisticRegression
+    """The stack fitted on all of `table` (from `fit_data`) with the chosen C, and its report: per C of the grid, the
+    out-of-fold macro AUC over the validation benchmarks (each fold standardised and fitted on the other folds; folds
+    by `group`); the C with the highest is chosen (ties: the smaller), and its per-benchmark out-of-fold AUC is
+    reported beside each member's own."""
     from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import GroupKFold, cross_val_predict
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.model_selection import GroupKFold
 
     members = settings.members
     features, labels = table[members].to_numpy(dtype=float), table["label"].astype(int).to_numpy()
     constant = [member for member, spread in zip(members, features.std(axis=0), strict=True) if spread == 0]
     if constant:
         raise FactlabError(f"ensemble member(s) {constant} give every validation example the same score")
-    stack = make_pipeline(StandardScaler(), LogisticRegression(C=settings.regularisation_c))
-    folds = GroupKFold(n_splits=settings.folds)
-    groups = table["doc_id"].to_numpy()
+    groups = table["group"].to_numpy()
     if len(set(groups)) < settings.folds:
-        documents = len(set(groups))
-        raise FactlabError(f"the ensemble's {settings.folds} folds need as many source documents; the fit data have {documents}")
-    try:
-        out_of_fold = cross_val_predict(stack, features, labels, groups=groups, cv=folds, method="predict_proba")[:, 1]
-    except ValueError as error:  # a fold whose training part holds one label only
-        raise FactlabError(f"the ensemble's out-of-fold fit failed: {error}") from error
-    stack.fit(features, labels)
+        raise FactlabError(
+            f"the ensemble's {settings.folds} folds need as many groups of source documents; the fit data have {len(set(groups))}"
+        )
+    rows_by_benchmark = {name: rows for name, rows in table.groupby("benchmark").indices.items() if len(set(labels[rows])) == 2}
+
+    def macro_auc(predictions: np.ndarray) -> float:
+        return float(np.mean([roc_auc_score(labels[rows], predictions[rows]) for rows in rows_by_benchmark.values()]))
+
+    folds = GroupKFold(n_splits=settings.folds)
+    search: dict[str, float] = {}
+    best: tuple[float, float, np.ndarray] | None = None  # (macro AUC, C, out-of-fold predictions)
+    for c in sorted(settings.regularisation_c):
+        out_of_fold = out_of_fold_predictions(features, labels, groups, folds, c)
+        auc = macro_auc(out_of_fold) if rows_by_benchmark else float("nan")
+        search[repr(c)] = auc
+        if best is None or auc > best[0]:  # sorted ascending: a tie keeps the smaller C
+            best = (auc, c, out_of_fold)
+    assert best is not None
+    _, chosen, out_of_fold = best
+    stack = standardised_regression(chosen).fit(features, labels)
     scaler, regression = stack.named_steps["standardscaler"], stack.named_steps["logisticregression"]
     model = EnsembleModel(
         evaluated_benchmark=evaluated,
@@ -178,15 +215,39 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
         intercept=float(regression.intercept_[0]),
     )
     auc: dict[str, dict[str, float]] = {}
-    for name, rows in table.groupby("benchmark").indices.items():
-        if len(set(labels[rows])) < 2:
-            continue
+    for name, rows in rows_by_benchmark.items():
         auc[name] = {"ensemble_out_of_fold": float(roc_auc_score(labels[rows], out_of_fold[rows]))}
         auc[name].update({member: float(roc_auc_score(labels[rows], features[rows, i])) for i, member in enumerate(members)})
     keys = ["ensemble_out_of_fold", *members] if auc else []
     macro = {key: float(np.mean([cells[key] for cells in auc.values()])) for key in keys}
-    report = {"settings": asdict(settings), "validation_auc": auc, "validation_macro_auc": macro}
+    report = {
+        "settings": asdict(settings),
+        "regularisation_c_chosen": chosen,
+        "regularisation_search_macro_auc": search,
+        "fit_groups": len(set(groups)),
+        "validation_auc": auc,
+        "validation_macro_auc": macro,
+    }
     return model, report
+
+
+def standardised_regression(c: float) -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c))
+
+
+def out_of_fold_predictions(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, folds: Any, c: float) -> np.ndarray:
+    from sklearn.model_selection import cross_val_predict
+
+    try:
+        return cross_val_predict(standardised_regression(c), features, labels, groups=groups, cv=folds, method="predict_proba")[
+            :, 1
+        ]
+    except ValueError as error:  # a fold whose training part holds one label only
+        raise FactlabError(f"the ensemble's out-of-fold fit failed: {error}") from error
 
 
 def score_examples(
