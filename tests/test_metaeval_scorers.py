@@ -189,3 +189,45 @@ def test_tuning_overlap_is_the_share_of_examples_sharing_word_runs_not_equal_str
     assert overlap({}, "copied", copied.assign(score=0.5)) == 0.0  # a scorer tuned on nothing overlaps nothing
     # only scored examples count: the copied article unscored, no overlap
     assert overlap(cut, "copied", copied.assign(score=[np.nan] + [0.5] * (len(copied) - 1))) == 0.0
+
+
+def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every_scorer(tmp_path) -> None:
+    """Real QAGS-XSum records: a reported benchmark holding two of cut B's articles overlaps the tuning data in half its
+    examples, for a scorer that scored only cut A (its head and chunks may come from B) and for one that scored no cut
+    (the ensemble, fitted on them)."""
+    from factlab.cli import main
+
+    records = pd.read_csv(Path(__file__).parent / "fixtures" / "byo_qags_xsum_head.csv")
+    texts = pd.DataFrame(
+        {
+            "example_id": records["id"],
+            "doc_id": records["id"],
+            "source": records["document"],
+            "output": records["summary"],
+            "label": (records["faithful"] == "yes").astype(int),
+        }
+    )
+    parts = {"cut_a": texts.iloc[:2], "cut_b": texts.iloc[2:4], "reported": texts.iloc[2:]}
+    assert set(parts["reported"]["label"]) == {0, 1}
+    (tmp_path / "data").mkdir()
+    for name, part in parts.items():
+        part.to_parquet(tmp_path / "data" / f"{name}.parquet")
+    scored = {"one_cut": ["cut_a", "reported"], "no_cut": ["reported"]}
+    scores = []
+    for scorer, benchmarks in scored.items():
+        for name in benchmarks:
+            path = tmp_path / "score" / name / f"{scorer}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part = parts[name]
+            part[["example_id"]].assign(score=np.linspace(0.2, 0.8, len(part))).to_parquet(path)
+            scores.append(str(path))
+    command = ["metaeval", "detection", "--scores", *scores,
+               "--data", *(str(tmp_path / "data" / f"{name}.parquet") for name in parts),
+               "--validation", "cut_a", "cut_b", "--resamples", "20", "--confidence", "0.9", "--seed", "1",
+               "--ece-bins", "2", "--reliability-bins", "2", "--out", str(tmp_path / "auc.csv"),
+               "--out-reliability", str(tmp_path / "reliability.csv"), "--report", str(tmp_path / "report.json")]  # fmt: skip
+    assert main(command) == 0
+    table = pd.read_csv(tmp_path / "auc.csv").set_index("scorer")
+    assert set(table["benchmark"]) == {"reported"}
+    assert table.loc["one_cut", "tuning_overlap"] == pytest.approx(0.5)
+    assert table.loc["no_cut", "tuning_overlap"] == pytest.approx(0.5)

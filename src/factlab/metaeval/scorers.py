@@ -13,7 +13,9 @@ isotonic calibration fitted on validation data. `tuning_overlap` is the share of
 source or output shares a run of 8 words with a tuning example's (the aligner mixture's leakage rule,
 `factlab.train.leakage`): SummaC's XSum and SummEval cuts reach XSumFaith, FRANK and TRUE's SummEval in another
 tokenisation, which an exact comparison of source strings missed; a share, because one stock phrase shared by a
-few dialogue or Wikipedia examples is chance, not overlap.
+few dialogue or Wikipedia examples is chance, not overlap. The tuning data are every validation benchmark given, for
+every scorer: besides its own `val_tuned` threshold, AlignScore's head and chunk size were chosen on all the cuts (and
+SCALE and QASemConsistency read its chunks), and the ensemble, which scores none of them, is fitted on them.
 """
 
 from __future__ import annotations
@@ -247,6 +249,7 @@ def run_detection(args: argparse.Namespace) -> None:
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
     overlaps = TuningOverlap(data)
+    validation_data = {name: data[name] for name in args.validation if name in data}
     reliability: list[dict[str, Any]] = []
     for scorer, frames in sorted(by_scorer.items()):
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}
@@ -265,7 +268,7 @@ def run_detection(args: argparse.Namespace) -> None:
                     benchmark,
                     frame,
                     threshold,
-                    overlaps(tuning, benchmark, frame),
+                    overlaps(validation_data, benchmark, frame),
                     calibrate=calibrate,
                     resamples=args.resamples,
                     confidence=args.confidence,
