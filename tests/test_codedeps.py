@@ -91,3 +91,13 @@ def test_closure_includes_parent_packages_and_rejects_unknown_commands() -> None
     assert list(STAGES) == ["download", "data", "preprocess", "train", "score", "metaeval", "paper", "report"]
     with pytest.raises(KeyError, match="no command"):
         command_code("metaeval", "frank-everything")
+
+
+def test_a_cached_closure_is_not_changed_by_a_caller_editing_its_copy() -> None:
+    """The workflow asks for one command's closure once per job, from a cache: a rule that appends to the list it got
+    must not change what the next rule gets."""
+    first = command_code("score", "ensemble-fit")
+    expected = list(first)
+    first.append("src/factlab/not_a_module.py")
+    assert command_code("score", "ensemble-fit") == expected
+    assert "src/factlab/score/ensemble.py" in expected
