@@ -15,7 +15,7 @@ source or output shares a run of 8 words with a tuning example's (the aligner mi
 tokenisation, which an exact comparison of source strings missed; a share, because one stock phrase shared by a
 few dialogue or Wikipedia examples is chance, not overlap. The tuning data are every validation benchmark given, for
 every scorer: besides its own `val_tuned` threshold, AlignScore's head and chunk size were chosen on all the cuts (and
-SCALE and QASemConsistency read its chunks), and the ensemble, which scores none of them, is fitted on them.
+QASemConsistency reads its chunk size), and the ensemble, which scores none of them, is fitted on them.
 """
 
 from __future__ import annotations
