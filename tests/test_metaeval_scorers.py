@@ -191,7 +191,7 @@ def test_tuning_overlap_is_the_share_of_examples_sharing_word_runs_not_equal_str
     assert overlap(cut, "copied", copied.assign(score=[np.nan] + [0.5] * (len(copied) - 1))) == 0.0
 
 
-def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every_scorer(tmp_path) -> None:
+def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every_scorer(tmp_path, capsys) -> None:
     """Real QAGS-XSum records: a reported benchmark holding two of cut B's articles overlaps the tuning data in half its
     examples, for a scorer that scored only cut A (its head and chunks may come from B) and for one that scored no cut
     (the ensemble, fitted on them)."""
@@ -231,3 +231,6 @@ def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every
     assert set(table["benchmark"]) == {"reported"}
     assert table.loc["one_cut", "tuning_overlap"] == pytest.approx(0.5)
     assert table.loc["no_cut", "tuning_overlap"] == pytest.approx(0.5)
+    absent = command[: command.index("cut_b") + 1] + ["cut_c"] + command[command.index("cut_b") + 1 :]
+    assert main(absent) != 0  # a validation benchmark without its data: its overlap cannot be measured
+    assert "no --data file for validation benchmark(s) ['cut_c']" in capsys.readouterr().err

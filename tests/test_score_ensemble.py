@@ -95,13 +95,13 @@ def reference_stack(clean: pd.DataFrame, c: float = 1.0) -> object:
 
 def groups_by_hand(fit_part: pd.DataFrame) -> np.ndarray:
     """Each row's fold group: scipy's connected components of the graph joining rows whose sources share an 8-word
-    run, each component named by the benchmark-prefixed doc_id of its first row."""
+    run or whose doc_ids are equal, each component named by the benchmark-prefixed doc_id of its first row."""
     source_runs = [runs(text) for text in fit_part["source"]]
-    edges = [(i, j) for i in range(len(source_runs)) for j in range(i) if source_runs[i] & source_runs[j]]
+    names = (FIT + "/" + fit_part["doc_id"].astype(str)).to_numpy()
+    edges = [(i, j) for i in range(len(source_runs)) for j in range(i) if source_runs[i] & source_runs[j] or names[i] == names[j]]
     rows, cols = zip(*edges, strict=True) if edges else ((), ())
     graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(source_runs), len(source_runs)))
     _, component = connected_components(graph, directed=False)
-    names = (FIT + "/" + fit_part["doc_id"].astype(str)).to_numpy()
     first = {label: names[np.flatnonzero(component == label)[0]] for label in set(component)}
     return np.array([first[label] for label in component])
 
@@ -203,7 +203,7 @@ def test_bad_settings_and_inputs_are_one_line_errors(tmp_path, frank, capsys) ->
     assert fit(tmp_path) != 0
     assert "5 folds need as many groups of source documents; the fit data have 3" in capsys.readouterr().err
     bad_settings = ({"members": ["rouge"]}, {"members": ["rouge", "ensemble"]}, {"validation_benchmarks": []}, {"folds": 1})
-    for bad in (*bad_settings, {"regularisation_c": []}, {"regularisation_c": [1.0, 0.0]}):
+    for bad in (*bad_settings, {"regularisation_c": []}, {"regularisation_c": [1.0, 0.0]}, {"regularisation_c": 1.0}):
         with pytest.raises(ConfigError):
             EnsembleSettings(**{**json.loads(settings()), **bad})
 
@@ -255,6 +255,9 @@ def test_one_article_in_two_documents_is_one_fold_group_and_the_grid_picks_the_b
     for original, copy in zip(documents[:10], documents[10:20], strict=True):
         source = fit_part.loc[fit_part["doc_id"] == original, "source"].iloc[0]
         fit_part.loc[fit_part["doc_id"] == copy, "source"] = source.upper().replace(".", " .")
+    # one summary of a further article gets an unrelated source: its doc_id still keeps it with its article
+    moved = fit_part.index[fit_part["doc_id"] == documents[20]][0]
+    fit_part.loc[moved, "source"] = "a source of seven words only"
     write_benchmark(tmp_path, FIT, fit_part)
     write_benchmark(tmp_path, SCORED, scored_part)
     grid = [0.001, 0.01, 1.0, 100.0]
@@ -262,6 +265,8 @@ def test_one_article_in_two_documents_is_one_fold_group_and_the_grid_picks_the_b
     clean = fit_part[~leaking_by_hand(fit_part, scored_part)]
     groups = groups_by_hand(clean)
     assert len(set(groups)) <= clean["doc_id"].nunique() - 10  # the copies joined their originals
+    if moved in clean.index:  # unless it leaked: the moved summary stays in its article's group
+        assert len(set(groups[(clean["doc_id"] == documents[20]).to_numpy()])) == 1
     labels = clean["label"].astype(int).to_numpy()
     expected = {c: roc_auc_score(labels, out_of_fold_by_hand(clean, c)) for c in grid}
     best = max(grid, key=lambda c: (expected[c], -c))
@@ -272,3 +277,19 @@ def test_one_article_in_two_documents_is_one_fold_group_and_the_grid_picks_the_b
     got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id").loc[scored_part["example_id"], "score"]
     reference = reference_stack(clean, best).predict_proba(scored_part[list(MEMBERS.values())].to_numpy(float))[:, 1]
     assert got.to_numpy() == pytest.approx(reference, abs=1e-9)
+
+
+def test_fit_data_without_a_benchmark_holding_both_labels_cannot_choose_c(tmp_path, frank, capsys) -> None:
+    """Two fit cuts, each one label only (both labels overall): no out-of-fold AUC exists, so no C is chosen."""
+    fit_part, scored_part = split(frank)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    for name, label in (("cut_true", 1), ("cut_false", 0)):
+        write_benchmark(tmp_path, name, fit_part[fit_part["label"] == label])
+    data, scores, cuts = tmp_path / "results" / "data", tmp_path / "results" / "score", ["cut_true", "cut_false"]
+    command = ["score", "ensemble-fit", "--benchmark", SCORED, "--evaluated", str(data / f"{SCORED}.parquet"),
+               "--data", *(str(data / f"{name}.parquet") for name in cuts),
+               "--scores", *(str(scores / name / f"{member}.parquet") for name in cuts for member in MEMBERS),
+               "--settings", settings(validation_benchmarks=cuts), "--out", str(tmp_path / "model.json")]  # fmt: skip
+    assert main(command) != 0
+    assert "no validation benchmark of the ensemble's fit data holds both labels" in capsys.readouterr().err
+    assert not (tmp_path / "model.json").exists()

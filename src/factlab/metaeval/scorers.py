@@ -15,7 +15,8 @@ source or output shares a run of 8 words with a tuning example's (the aligner mi
 tokenisation, which an exact comparison of source strings missed; a share, because one stock phrase shared by a
 few dialogue or Wikipedia examples is chance, not overlap. The tuning data are every validation benchmark given, for
 every scorer: besides its own `val_tuned` threshold, AlignScore's head and chunk size were chosen on all the cuts (and
-QASemConsistency reads its chunk size), and the ensemble, which scores none of them, is fitted on them.
+QASemConsistency reads its chunk size), and the ensemble inherits its member AlignScore's tuning (its own fit examples
+share no run with the scored benchmark, by construction).
 """
 
 from __future__ import annotations
@@ -249,7 +250,10 @@ def run_detection(args: argparse.Namespace) -> None:
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
     overlaps = TuningOverlap(data)
-    validation_data = {name: data[name] for name in args.validation if name in data}
+    missing = sorted(set(args.validation) - set(data))
+    if missing:
+        raise FactlabError(f"no --data file for validation benchmark(s) {missing}")
+    validation_data = {name: data[name] for name in args.validation}
     reliability: list[dict[str, Any]] = []
     for scorer, frames in sorted(by_scorer.items()):
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}

@@ -12,7 +12,7 @@ texts (the aligner mixture's leakage rule, `factlab.train.leakage`); the dropped
 out-of-fold validation AUC is recorded beside each member's own, so the choice to use the stack rests on validation
 data. Its folds keep together the fit examples whose sources share a run of `leakage_ngram` words (one article in two
 validation cuts, in two tokenisations, is one group), and the regularisation strength is the grid value with the best
-out-of-fold macro AUC.
+out-of-fold macro AUC (so the stack's recorded AUC, the best of the grid's, is optimistic by that choice).
 
 An example some member left unscored (OpenIE with no triples) is not scored by the ensemble; the fit drops such
 examples and counts them.
@@ -49,7 +49,8 @@ class EnsembleSettings:
             raise ConfigError("score.ensemble.members cannot hold the ensemble itself")
         if not self.validation_benchmarks:
             raise ConfigError("score.ensemble.validation_benchmarks is empty: the stack has nothing to be fitted on")
-        if not self.regularisation_c or min(self.regularisation_c) <= 0:
+        grid = self.regularisation_c
+        if not isinstance(grid, list) or not grid or not all(isinstance(c, int | float) and c > 0 for c in grid):
             raise ConfigError(
                 f"score.ensemble.regularisation_c must be a non-empty list of positive values, got {self.regularisation_c}"
             )
@@ -110,8 +111,8 @@ def member_table(members: Sequence[str], scores: Mapping[str, pd.DataFrame], ben
 
 
 def source_groups(sources: Sequence[str], labels: Sequence[str], n: int) -> list[str]:
-    """Per source, the label of its group: sources sharing a run of n words (directly or through others) form one
-    group, named by the label of its first source. Sources without a shared run keep their own label."""
+    """Per source, the label of its group: sources sharing a run of n words or a label (a doc_id), directly or through
+    others, form one group, named by the label of its first source."""
     parent = list(range(len(sources)))
 
     def root(i: int) -> int:
@@ -121,9 +122,9 @@ def source_groups(sources: Sequence[str], labels: Sequence[str], n: int) -> list
         return i
 
     first_with_run: dict[int, int] = {}
-    for i, source in enumerate(sources):
-        for run in shingles(source, n):
-            j = first_with_run.setdefault(run, i)
+    first_with_label: dict[str, int] = {}
+    for i, (source, label) in enumerate(zip(sources, labels, strict=True)):
+        for j in [first_with_label.setdefault(label, i), *(first_with_run.setdefault(run, i) for run in shingles(source, n))]:
             a, b = root(i), root(j)
             parent[max(a, b)] = min(a, b)  # the root is the group's first source: labels do not depend on hash order
     return [labels[root(i)] for i in range(len(sources))]
@@ -174,7 +175,9 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
     """The stack fitted on all of `table` (from `fit_data`) with the chosen C, and its report: per C of the grid, the
     out-of-fold macro AUC over the validation benchmarks (each fold standardised and fitted on the other folds; folds
     by `group`); the C with the highest is chosen (ties: the smaller), and its per-benchmark out-of-fold AUC is
-    reported beside each member's own."""
+    reported beside each member's own. That AUC is the best of the grid's, so it is optimistic by the selection
+    (a member's is not): the criterion, not an estimate of the stack's accuracy elsewhere. C is chosen for ranking,
+    not calibration: a small C pulls the probabilities towards the fit data's base rate."""
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import GroupKFold
 
@@ -189,6 +192,8 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
             f"the ensemble's {settings.folds} folds need as many groups of source documents; the fit data have {len(set(groups))}"
         )
     rows_by_benchmark = {name: rows for name, rows in table.groupby("benchmark").indices.items() if len(set(labels[rows])) == 2}
+    if not rows_by_benchmark:
+        raise FactlabError("no validation benchmark of the ensemble's fit data holds both labels: its C cannot be chosen")
 
     def macro_auc(predictions: np.ndarray) -> float:
         return float(np.mean([roc_auc_score(labels[rows], predictions[rows]) for rows in rows_by_benchmark.values()]))
@@ -198,7 +203,7 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
     best: tuple[float, float, np.ndarray] | None = None  # (macro AUC, C, out-of-fold predictions)
     for c in sorted(settings.regularisation_c):
         out_of_fold = out_of_fold_predictions(features, labels, groups, folds, c)
-        auc = macro_auc(out_of_fold) if rows_by_benchmark else float("nan")
+        auc = macro_auc(out_of_fold)
         search[repr(c)] = auc
         if best is None or auc > best[0]:  # sorted ascending: a tie keeps the smaller C
             best = (auc, c, out_of_fold)
@@ -218,7 +223,7 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
     for name, rows in rows_by_benchmark.items():
         auc[name] = {"ensemble_out_of_fold": float(roc_auc_score(labels[rows], out_of_fold[rows]))}
         auc[name].update({member: float(roc_auc_score(labels[rows], features[rows, i])) for i, member in enumerate(members)})
-    keys = ["ensemble_out_of_fold", *members] if auc else []
+    keys = ["ensemble_out_of_fold", *members]
     macro = {key: float(np.mean([cells[key] for cells in auc.values()])) for key in keys}
     report = {
         "settings": asdict(settings),
@@ -232,6 +237,7 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
 
 
 def standardised_regression(c: float) -> Any:
+    """scikit-learn's pipeline of the stack: each member standardised, then an L2 logistic regression of strength 1/C."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -240,14 +246,15 @@ def standardised_regression(c: float) -> Any:
 
 
 def out_of_fold_predictions(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, folds: Any, c: float) -> np.ndarray:
+    """P(consistent) of each fit example from the stack fitted on the folds without its group."""
     from sklearn.model_selection import cross_val_predict
 
+    stack = standardised_regression(c)
     try:
-        return cross_val_predict(standardised_regression(c), features, labels, groups=groups, cv=folds, method="predict_proba")[
-            :, 1
-        ]
+        probabilities = cross_val_predict(stack, features, labels, groups=groups, cv=folds, method="predict_proba")
     except ValueError as error:  # a fold whose training part holds one label only
         raise FactlabError(f"the ensemble's out-of-fold fit failed: {error}") from error
+    return probabilities[:, 1]
 
 
 def score_examples(
