@@ -55,7 +55,9 @@ DETECTION = (
     "qasem\\_consistency (dev and test pooled) the qasem\\_consistency scorer's support head was chosen on the dev "
     "split's QAs; its test-split QA-level results are in the QA-detection table. The ensemble (a logistic-regression "
     "stack of other scorers' scores) is fitted per benchmark on the validation cuts less the examples sharing an 8-word "
-    "run with that benchmark, so it has no tuned threshold and no isotonic calibration."
+    "run with that benchmark, so it has no tuned threshold and no isotonic calibration; its regularisation was chosen "
+    "by out-of-fold validation AUC, for ranking, and pulls its probabilities towards the base rate (its ECE and "
+    "balanced accuracy at 0.5 suffer)."
 )
 
 FRANK_SCORERS = (
@@ -63,7 +65,7 @@ FRANK_SCORERS = (
     "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
     "summaries and per subset, with a document-bootstrap 95\\% CI on all. factlab ensemble is a logistic-regression "
     "stack of other factlab scorers fitted on the SummaC validation cuts less every example sharing an 8-word run with "
-    "FRANK's texts."
+    "FRANK's texts, its regularisation chosen by out-of-fold AUC on those cuts."
 )
 
 QA_DECOMPOSITION = (
