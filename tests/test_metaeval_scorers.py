@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
+from factlab.errors import FactlabError
 from factlab.metaeval.scorers import detection_row, labelled_scores, validation_threshold
 
 SCORES = [0.9, 0.8, 0.35, 0.6, 0.2, 0.55, 0.1, 0.7]
@@ -182,13 +183,15 @@ def test_tuning_overlap_is_the_share_of_examples_sharing_word_runs_not_equal_str
     copied = other.copy()
     copied.iloc[0, copied.columns.get_loc("source")] = tuning["source"].iloc[0].upper().replace(",", " ,")
     assert copied["source"].iloc[0] != tuning["source"].iloc[0]
-    overlap = TuningOverlap({"cut": tuning, "clean": other, "copied": copied})
-    cut = {"cut": tuning.assign(score=0.5)}
-    assert overlap(cut, "copied", copied.assign(score=0.5)) == pytest.approx(1 / len(copied))
-    assert overlap(cut, "clean", other.assign(score=0.5)) == 0.0
-    assert overlap({}, "copied", copied.assign(score=0.5)) == 0.0  # a scorer tuned on nothing overlaps nothing
+    data = {"cut": tuning, "clean": other, "copied": copied}
+    overlap = TuningOverlap(data, ["cut"])
+    assert overlap("copied", copied.assign(score=0.5)) == pytest.approx(1 / len(copied))
+    assert overlap("clean", other.assign(score=0.5)) == 0.0
+    assert TuningOverlap(data, [])("copied", copied.assign(score=0.5)) == 0.0  # no validation data, no overlap
     # only scored examples count: the copied article unscored, no overlap
-    assert overlap(cut, "copied", copied.assign(score=[np.nan] + [0.5] * (len(copied) - 1))) == 0.0
+    assert overlap("copied", copied.assign(score=[np.nan] + [0.5] * (len(copied) - 1))) == 0.0
+    with pytest.raises(FactlabError, match=r"no --data file for validation benchmark\(s\) \['absent'\]"):
+        TuningOverlap(data, ["absent"])
 
 
 def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every_scorer(tmp_path, capsys) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -216,27 +216,31 @@ def discrimination(
 
 
 class TuningOverlap:
-    """The share of a reported benchmark's scored examples whose source or output shares a word run with the tuning
-    benchmarks' texts (by text, not doc_id: ids are benchmark-prefixed). One index per set of tuning benchmarks, one
-    share per (tuning set, benchmark, scored examples): the scorers tuned on the same benchmarks share them."""
+    """The share of a reported benchmark's scored examples whose source or output shares a word run with the
+    validation benchmarks' texts (by text, not doc_id: ids are benchmark-prefixed), on which every scorer's threshold
+    and calibration, and some scorers' settings, were chosen. One index, built on first use; one share per
+    (benchmark, scored examples), which scorers scoring the same examples share."""
 
-    def __init__(self, data: Mapping[str, pd.DataFrame]) -> None:
+    def __init__(self, data: Mapping[str, pd.DataFrame], validation: Sequence[str]) -> None:
+        missing = sorted(set(validation) - set(data))
+        if missing:
+            raise FactlabError(f"no --data file for validation benchmark(s) {missing}")
         self.data = data
-        self.indexes: dict[tuple[str, ...], EvaluationIndex] = {}
-        self.shares: dict[tuple[tuple[str, ...], str, frozenset[str]], float] = {}
+        self.validation = sorted(validation)
+        self.index: EvaluationIndex | None = None
+        self.shares: dict[tuple[str, frozenset[str]], float] = {}
 
-    def __call__(self, tuning: Mapping[str, pd.DataFrame], benchmark: str, frame: pd.DataFrame) -> float:
+    def __call__(self, benchmark: str, frame: pd.DataFrame) -> float:
         scored = frozenset(frame.dropna(subset=["score"])["example_id"])
-        if not tuning or not scored:
+        if not self.validation or not scored:
             return 0.0
-        names = tuple(sorted(tuning))
-        key = (names, benchmark, scored)
+        key = (benchmark, scored)
         if key not in self.shares:
-            if names not in self.indexes:
-                self.indexes[names] = EvaluationIndex.build(evaluation_texts({name: self.data[name] for name in names}))
+            if self.index is None:
+                self.index = EvaluationIndex.build(evaluation_texts({name: self.data[name] for name in self.validation}))
             examples = self.data[benchmark][self.data[benchmark]["example_id"].isin(scored)]
             pairs = examples[["source", "output"]].astype(str).set_axis(["text_a", "text_b"], axis=1)
-            self.shares[key] = float(leaking_rows(pairs, self.indexes[names], progress=False).notna().mean())
+            self.shares[key] = float(leaking_rows(pairs, self.index, progress=False).notna().mean())
         return self.shares[key]
 
 
@@ -249,11 +253,7 @@ def run_detection(args: argparse.Namespace) -> None:
             raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
-    overlaps = TuningOverlap(data)
-    missing = sorted(set(args.validation) - set(data))
-    if missing:
-        raise FactlabError(f"no --data file for validation benchmark(s) {missing}")
-    validation_data = {name: data[name] for name in args.validation}
+    overlaps = TuningOverlap(data, args.validation)
     reliability: list[dict[str, Any]] = []
     for scorer, frames in sorted(by_scorer.items()):
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}
@@ -272,7 +272,7 @@ def run_detection(args: argparse.Namespace) -> None:
                     benchmark,
                     frame,
                     threshold,
-                    overlaps(validation_data, benchmark, frame),
+                    overlaps(benchmark, frame),
                     calibrate=calibrate,
                     resamples=args.resamples,
                     confidence=args.confidence,

@@ -199,16 +199,12 @@ def fit_ensemble(table: pd.DataFrame, settings: EnsembleSettings, evaluated: str
         return float(np.mean([roc_auc_score(labels[rows], predictions[rows]) for rows in rows_by_benchmark.values()]))
 
     folds = GroupKFold(n_splits=settings.folds)
-    search: dict[str, float] = {}
-    best: tuple[float, float, np.ndarray] | None = None  # (macro AUC, C, out-of-fold predictions)
-    for c in sorted(settings.regularisation_c):
-        out_of_fold = out_of_fold_predictions(features, labels, groups, folds, c)
-        auc = macro_auc(out_of_fold)
-        search[repr(c)] = auc
-        if best is None or auc > best[0]:  # sorted ascending: a tie keeps the smaller C
-            best = (auc, c, out_of_fold)
-    assert best is not None
-    _, chosen, out_of_fold = best
+    grid = sorted(settings.regularisation_c)
+    out_of_fold_by_c = {c: out_of_fold_predictions(features, labels, groups, folds, c) for c in grid}
+    search_by_c = {c: macro_auc(out_of_fold) for c, out_of_fold in out_of_fold_by_c.items()}
+    chosen = max(grid, key=search_by_c.__getitem__)  # max keeps the first maximum: a tie keeps the smaller C
+    out_of_fold = out_of_fold_by_c[chosen]
+    search = {repr(c): auc for c, auc in search_by_c.items()}
     stack = standardised_regression(chosen).fit(features, labels)
     scaler, regression = stack.named_steps["standardscaler"], stack.named_steps["logisticregression"]
     model = EnsembleModel(
