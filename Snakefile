@@ -2,6 +2,7 @@
 from snakemake.utils import min_version
 
 from factlab.failed_jobs import mark_after_failed_jobs_incomplete
+from factlab.scheduling import drop_local_job_rate_limit
 
 min_version("9.0")
 
@@ -18,6 +19,11 @@ include: "workflow/rules/score.smk"
 include: "workflow/rules/metaeval.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
+
+
+# On one machine, Snakemake re-plans only when a job finishes, not also on its rate limiter's timers (factlab.scheduling).
+onstart:
+    drop_local_job_rate_limit(workflow)
 
 
 # What was built from a failed job's old outputs must not pass for up to date (factlab.failed_jobs).
