@@ -1,4 +1,5 @@
 # factlab: download -> data -> preprocess -> train -> score -> metaeval -> paper (and report: HTML pages of the scores)
+from snakemake.logging import logger
 from snakemake.utils import min_version
 
 from factlab.failed_jobs import mark_after_failed_jobs_incomplete
@@ -23,7 +24,10 @@ include: "workflow/rules/paper.smk"
 
 # On one machine, Snakemake re-plans only when a job finishes, not also on its rate limiter's timers (factlab.scheduling).
 onstart:
-    drop_local_job_rate_limit(workflow)
+    if drop_local_job_rate_limit(workflow):
+        logger.info(
+            "factlab: a local run, so no job rate limit (--max-jobs-per-timespan paces cluster runs)"
+        )
 
 
 # What was built from a failed job's old outputs must not pass for up to date (factlab.failed_jobs).
