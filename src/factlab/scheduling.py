@@ -3,11 +3,10 @@
 Snakemake 9.27's rate limiter (`--max-jobs-per-timespan`, always set: the CLI's default is 100/1s) keeps the
 scheduler re-planning while jobs wait for cores: every pass that finds ready jobs starts a timer for another
 pass one timespan later, so every finished job starts one more self-renewing chain, which ends only at a pass
-that finds no job ready. Each pass
-first stats every input of every waiting job (`update_input_sizes`), even when no core is free. On 2 cores
-with hundreds of jobs waiting, the default run's Snakemake process had 156 threads (chains) 36 minutes in and
-used 22% of a core (py-spy: most of it in `job_selector` -> `update_input_sizes` -> `os.stat`). A run's exit
-also waits for the last chain's timer.
+that finds no job ready. Each pass first stats every input of every waiting job (`update_input_sizes`), even
+when no core is free. On 2 cores with hundreds of jobs waiting, the default run's Snakemake process had 156
+threads (chains) 36 minutes in and used 22% of a core (py-spy: most of it in `job_selector` ->
+`update_input_sizes` -> `os.stat`). A run's exit also waits for the last chain's timer.
 
 The limiter paces submissions to a cluster's queue; on one machine the cores already bound how many jobs run,
 and a pass after every finished job starts the next ones. So a local run drops it; a cluster run (SLURM,
