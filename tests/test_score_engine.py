@@ -144,3 +144,18 @@ def test_a_support_only_scorer_has_no_distribution(scorer: AlignerScorer) -> Non
     with pytest.raises(FactlabError, match="support only"):
         score_pair_distributions(SupportOnly(), [("a b", "c")])  # type: ignore[arg-type]
     assert score_pair_distributions(scorer, []).probabilities.shape == (0, 3)
+
+
+def test_bf16_tracks_fp32_is_deterministic_and_is_cached_apart(scorer: AlignerScorer, real_pairs: list[tuple[str, str]]) -> None:
+    """bf16 autocast runs on a CPU too (emulated where the CPU lacks bf16: slower, same numbers); its scores
+    stay near the fp32 reference loop's, repeat exactly, and never answer for fp32 ones in a shared cache."""
+    cache = PairCache()
+    fp32 = score_pairs(scorer, real_pairs, EngineSettings(progress=False), cache)
+    bf16 = score_pairs(scorer, real_pairs, EngineSettings(precision="bf16", progress=False), cache)
+    assert bf16.counts["distinct_pairs_scored"] == len(set(real_pairs))  # none taken from the fp32 entries
+    reference = reference_scores(scorer, real_pairs, pad_to=128)
+    assert np.max(np.abs(bf16.scores - reference)) <= 0.02
+    assert np.max(np.abs(bf16.scores - reference)) > 0  # it did run in bf16
+    again = score_pairs(scorer, real_pairs, EngineSettings(precision="bf16", progress=False))
+    np.testing.assert_array_equal(again.scores, bf16.scores)
+    np.testing.assert_array_equal(score_pairs(scorer, real_pairs, EngineSettings(progress=False), cache).scores, fp32.scores)

@@ -12,7 +12,9 @@ through the same loop (`_score`), so both get everything below. The engine
   counted and flagged per pair, never silent;
 - sorts by length and packs batches under a token budget (batch rows x longest row), so padding
   is at most the length spread inside a batch, not everything to 512;
-- runs under `torch.inference_mode`, bf16 autocast on CUDA when asked (fp32 on CPU).
+- runs under `torch.inference_mode`, in bf16 autocast when asked (`precision`: bf16, or auto where
+  the device has native bf16, `resolve_precision`; CPU or CUDA), fp32 otherwise.
+  A bf16 score is cached under its own key: it never answers for an fp32 one.
 
 Cache entries of the two kinds never mix: a distribution is keyed with its kind (and the scorer's
 `distribution_identity`, which names how classifier labels map to the three classes), a support
@@ -42,17 +44,50 @@ from factlab.io import write_parquet
 from factlab.models.aligner import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
 
 LOG = logging.getLogger(__name__)
-PRECISIONS = ("fp32", "bf16")
+PRECISIONS = ("fp32", "bf16", "auto")
+# CPU flags of native bf16 arithmetic (Linux /proc/cpuinfo): x86 AVX512-BF16 or AMX, Arm's BF16 extension.
+NATIVE_BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 SUPPORT, DISTRIBUTION = "support", "distribution"
 Kind = Literal["support", "distribution"]
 Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # a scorer's support or probabilities
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+    """The CPU's feature flags (x86 `flags`, Arm `Features`); empty where /proc/cpuinfo does not exist."""
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return frozenset()
+    flags: set[str] = set()
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() in ("flags", "Features"):
+            flags.update(value.split())
+    return frozenset(flags)
+
+
+def native_bf16(device: torch.device) -> bool:
+    """Whether `device` does bf16 matrix arithmetic in hardware: CUDA's own answer, or a CPU flag.
+    Without it, bf16 autocast on a CPU is emulated: slower than fp32."""
+    if device.type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    return device.type == "cpu" and bool(cpu_flags() & NATIVE_BF16_CPU_FLAGS)
+
+
+def resolve_precision(precision: str, device: torch.device) -> str:
+    """fp32 | bf16 as asked; "auto" = bf16 where `device` has native bf16 (`native_bf16`), else fp32."""
+    if precision not in PRECISIONS:
+        raise FactlabError(f"unknown precision {precision!r}; expected one of {PRECISIONS}")
+    if precision == "auto":
+        return "bf16" if native_bf16(device) else "fp32"
+    return precision
 
 
 @dataclass(frozen=True)
 class EngineSettings:
     token_budget: int = 16384  # padded tokens per batch (rows x longest row)
     max_batch_pairs: int = 256
-    precision: str = "fp32"  # fp32 | bf16 (CUDA only; CPU always runs fp32)
+    precision: str = "fp32"  # fp32 | bf16 | auto (bf16 where the device has native bf16: CPU flags or CUDA)
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -302,6 +337,9 @@ def _score(
     settings = settings or EngineSettings()
     cache = cache if cache is not None else PairCache()
     identity = scorer.identity if kind == SUPPORT else scorer.distribution_identity
+    autocast = resolve_precision(settings.precision, scorer.device) == "bf16"
+    if autocast:  # bf16 scores differ from fp32 ones in the third decimal: never one for the other
+        identity += "\x1dbf16"
     forward = scorer.support if kind == SUPPORT else scorer.probabilities
     keys = [pair_key(identity, premise, hypothesis, kind) for premise, hypothesis in pairs]
     todo: dict[str, tuple[str, str]] = {}
@@ -312,9 +350,8 @@ def _score(
     pending = [todo[key] for key in todo_keys]
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else []
     batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
-    autocast = settings.precision == "bf16" and scorer.device.type == "cuda"
     shapes: list[tuple[int, int]] = []
-    with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+    with torch.inference_mode(), torch.autocast(scorer.device.type, dtype=torch.bfloat16, enabled=autocast):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             items = [encoded[index] for index in batch]
             ids, mask, types = pad_batch(items, scorer.tokenizer.pad_token_id, scorer.device)

@@ -26,6 +26,8 @@ from factlab.runtime import DEVICES, set_threads
 from factlab.score.jobs import with_pair_rate
 
 if TYPE_CHECKING:
+    import torch
+
     from factlab.models.engine import EngineSettings
     from factlab.score.alignscore import AlignScoreSettings
 
@@ -74,10 +76,12 @@ def job_examples(args: argparse.Namespace) -> pd.DataFrame:
     return shard_examples(select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples), args.shard, args.shards)
 
 
-def engine_settings(args: argparse.Namespace, *, progress: bool = True) -> EngineSettings:
-    from factlab.models.engine import EngineSettings
+def engine_settings(args: argparse.Namespace, device: torch.device, *, progress: bool = True) -> EngineSettings:
+    """The engine's batching, with `--precision auto` resolved for `device` (the precision a report records)."""
+    from factlab.models.engine import EngineSettings, resolve_precision
 
-    return EngineSettings(args.token_budget, args.max_batch_pairs, args.precision, progress=progress)
+    precision = resolve_precision(args.precision, device)
+    return EngineSettings(args.token_budget, args.max_batch_pairs, precision, progress=progress)
 
 
 def write_job(
@@ -116,7 +120,8 @@ def run_pair_job(
     cache = PairCache.load(pairs_in) if pairs_in else PairCache()
     load_seconds = time.perf_counter() - started
     shared = {"cache": cache} if pairs_in or pairs_out else {}
-    scores, counts = score(examples, pd.read_parquet(args.sentences), scorer, settings, engine_settings(args), **shared)
+    engine = engine_settings(args, scorer.device)
+    scores, counts = score(examples, pd.read_parquet(args.sentences), scorer, settings, engine, **shared)
     if pairs_out:
         cache.save(pairs_out)
     write_job(
@@ -127,6 +132,7 @@ def run_pair_job(
         time.perf_counter() - started - load_seconds,
         model=scorer.identity,
         device=str(scorer.device),
+        precision=engine.precision,
         settings=asdict(settings),
     )
 

@@ -18,7 +18,7 @@ import pandas as pd
 from factlab.errors import FactlabError
 
 # Report keys that describe a job rather than count things: kept from the first shard, not summed.
-JOB_KEYS = ("benchmark", "scorer", "model", "device", "settings")
+JOB_KEYS = ("benchmark", "scorer", "model", "device", "precision", "settings")
 SHARD_KEYS = ("shard", "shards")  # the merged report says how many shards it merged
 
 

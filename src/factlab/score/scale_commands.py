@@ -63,13 +63,15 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
         raise FactlabError(f"score.scale.chunk_size {settings.chunk_size} exceeds the model's max_length {scorer.max_length}")
     premises = window_premises(scorer, settings) if settings.retrieval.group_premise == "windows" else whole_premise
     load_seconds = time.perf_counter() - started
-    score = EngineScores(scorer, engine_settings(args), description="scale retrieval pairs")
+    engine = engine_settings(args, scorer.device)
+    score = EngineScores(scorer, engine, description="scale retrieval pairs")
     table, summary = evaluate_retrieval(claims, score, settings.retrieval, premises)
     write_text(table.to_csv(index=False), args.out)
     report = {
         "scorer": "scale_retrieval",
         "model": scorer.identity,
         "device": str(scorer.device),
+        "precision": engine.precision,
         "settings": asdict(settings),
         "summary": summary,
         **counts,

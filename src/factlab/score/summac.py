@@ -31,7 +31,7 @@ Deliberate deviations from the reference code, in both variants:
   example frame has no `source` text, or the offsets do not index it, a document is one unit
   (counted in `paragraph_fallback_documents`).
 - Pairs go through the engine: the scorer's own length limit with premise-first cuts, counted,
-  instead of SummaC's silent `max_length=500`; fp32 (or bf16 on CUDA), not fp16.
+  instead of SummaC's silent `max_length=500`; fp32, or bf16 where the CPU or GPU has it (`score.engine.precision`), not fp16.
 - The NLI model is a `DistributionScorer` (the aligner's 3-way head, or a hub classifier whose
   labels are mapped by name); a 2-label classifier has P(contradict) = 0, so with it the score is
   max P(entail) and the report says so (`scorer_without_contradiction`).

@@ -93,7 +93,7 @@ def run_throughput(args: argparse.Namespace) -> None:
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
     settings = tuned_settings(args.choice, args.chunk_policy)  # the pairs the score stage actually scores
     pairs = list(dict.fromkeys(sample_pairs(args.data, args.sentences, args.pairs_per_benchmark, settings)))
-    engine = engine_settings(args, progress=False)
+    engine = engine_settings(args, scorer.device, progress=False)
     score_pairs(scorer, pairs[:8], engine)  # warm-up (allocator, kernels) for both paths
     reference_scores(scorer, pairs[:2])
 
@@ -125,7 +125,7 @@ def run_throughput(args: argparse.Namespace) -> None:
         "device": str(scorer.device),
         "torch_threads": torch.get_num_threads(),
         "model": scorer.identity,
-        "precision": args.precision,
+        "precision": engine.precision,
     }
     report["engine_share_of_gemm_peak"] = report["engine_gflops"] / report["gemm_peak_gflops"]
     write_report(report, args.out)

@@ -52,13 +52,15 @@ def run_tuning(args: argparse.Namespace) -> None:
         examples = select_examples(pd.read_parquet(data_path), name, args.max_examples)
         benchmarks[name] = (examples, pd.read_parquet(sentences_path))
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
-    table = sweep(benchmarks, scorer, settings, args.chunk_policy, engine_settings(args))
+    engine = engine_settings(args, scorer.device)
+    table = sweep(benchmarks, scorer, settings, args.chunk_policy, engine)
     choice = choose(table)  # before writing: a failed choice leaves no partial artefact
     write_text(table.to_csv(index=False), args.out_table)
     write_report(
         {
             **choice,
             "model": scorer.identity,
+            "precision": engine.precision,
             "chunk_policy": args.chunk_policy,
             "max_examples_per_benchmark": settings.max_examples_per_benchmark,
             "seed": settings.seed,
