@@ -171,6 +171,20 @@ def test_sentence_transformers_gives_the_same_embeddings(examples: pd.DataFrame,
     np.testing.assert_allclose(ours, reference, atol=1e-5)
 
 
+def test_bf16_embeddings_stay_near_the_fp32_ones(examples: pd.DataFrame, encoder: SentenceEncoder) -> None:
+    """`precision: bf16` (what `auto` picks on a CPU with bf16 instructions; emulated elsewhere): the same texts'
+    embeddings within cosine 0.999 of the fp32 sentence-transformers-equal ones, and bit-for-bit repeatable."""
+    texts = list(dict.fromkeys([*examples["output"], *examples["source"].str.slice(0, 400)]))
+    settings = EmbeddingCosineSettings(**QUIET)
+    bf16 = load_sentence_encoder("cpu", precision="bf16")
+    assert bf16.precision == "bf16"
+    low = embed_texts(texts, bf16, settings).vectors
+    full = embed_texts(texts, encoder, settings).vectors
+    cosines = (low * full).sum(axis=1) / np.linalg.norm(low, axis=1) / np.linalg.norm(full, axis=1)
+    assert cosines.min() >= 0.999 and not np.array_equal(low, full)
+    np.testing.assert_array_equal(embed_texts(texts, bf16, settings).vectors, low)
+
+
 def test_embedding_cosine_takes_max_over_source_then_mean(encoder: SentenceEncoder, plain: tuple, frank: pd.DataFrame) -> None:
     # A hand-worked case from real text: the source is the first three sentences of a FRANK
     # article; the output repeats the second one word for word (support 1: its own embedding) and

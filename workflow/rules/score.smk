@@ -502,6 +502,8 @@ BASELINE_SCORERS = [
     "openie_triples",
 ]
 BERTSCORE_ON_MPNET = param("score.bertscore_precision.model") == "mpnet"
+# The model-based baselines run their encoders at the engine's precision (ROUGE has none).
+SCORE_PRECISION = param("score.engine.precision")
 BASELINE_SETTINGS = {
     scorer: json.dumps(param(f"score.{scorer}"), sort_keys=True)
     for scorer in BASELINE_SCORERS
@@ -535,13 +537,16 @@ rule score_baseline:
         encoder=lambda wildcards, input: (
             f"--encoder {input.encoder}" if "encoder" in input.keys() else ""
         ),
+        precision=lambda wildcards: (
+            "" if wildcards.scorer == "rouge" else f"--precision {SCORE_PRECISION}"
+        ),
         max_examples=PREPROCESS_MAX_EXAMPLES,
         shards=SCORE_SHARDS,
         device=param("score.device"),
     shell:
         "factlab score {params.command} --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} {params.triples} {params.encoder} "
-        "--settings {params.settings:q} --threads {threads} --device {params.device} "
+        "--settings {params.settings:q} {params.precision} --threads {threads} --device {params.device} "
         "--out {output.scores} --report {output.report} > {log} 2>&1"
 
 

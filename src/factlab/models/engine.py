@@ -27,6 +27,7 @@ with the engine.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -81,6 +82,16 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     if precision == "auto":
         return "bf16" if native_bf16(device) else "fp32"
     return precision
+
+
+def inference_context(precision: str, device: torch.device) -> contextlib.ExitStack:
+    """`torch.inference_mode`, and bf16 autocast on `device` when `precision` resolves to bf16: every
+    model forward of the score stage (the engine's, the embedding baselines') runs inside one."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.inference_mode())
+    if resolve_precision(precision, device) == "bf16":
+        stack.enter_context(torch.autocast(device.type, dtype=torch.bfloat16))
+    return stack
 
 
 @dataclass(frozen=True)
@@ -351,7 +362,7 @@ def _score(
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else []
     batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
     shapes: list[tuple[int, int]] = []
-    with torch.inference_mode(), torch.autocast(scorer.device.type, dtype=torch.bfloat16, enabled=autocast):
+    with inference_context(settings.precision, scorer.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             items = [encoded[index] for index in batch]
             ids, mask, types = pad_batch(items, scorer.tokenizer.pad_token_id, scorer.device)

@@ -183,8 +183,8 @@ def _pipeline_cost(throughput: str) -> str:
 def pipeline_cost(throughput: dict) -> str:
     return _pipeline_cost(
         f"Scoring engine: {throughput['engine_pairs_per_s']:.1f} pairs/s against {throughput['reference_pairs_per_s']:.1f} "
-        f"for AlignScore's reference loop on the same {throughput['pairs']} real pairs ({throughput['device']}, "
-        f"{throughput['precision']}; speedup {throughput['speedup']:.2f})."
+        f"for AlignScore's reference loop on the same {throughput['pairs']} real pairs ({throughput['device']}; the engine "
+        f"in {throughput['precision']}, the reference loop in fp32; speedup {throughput['speedup']:.2f})."
     )
 
 

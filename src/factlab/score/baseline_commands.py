@@ -21,11 +21,15 @@ BASELINES = ("embedding_cosine", "rouge", "bertscore_precision", "openie_triples
 
 
 def register(commands: Any) -> None:
+    from factlab.models.engine import PRECISIONS
+
     for scorer in BASELINES:
         parser = commands.add_parser(scorer.replace("_", "-"), help=f"{scorer} of every example of a benchmark (one shard)")
         add_job_arguments(parser, model=False)
         parser.add_argument("--settings", required=True, help=f"JSON of score.{scorer}")
         parser.add_argument("--device", choices=DEVICES, required=True)
+        if scorer != "rouge":  # the model-based ones: as the engine's (score.engine.precision)
+            parser.add_argument("--precision", choices=PRECISIONS, required=True)
         if scorer == "bertscore_precision":
             parser.add_argument("--encoder", help="the folder of rule unpack_mpnet (only when the model is mpnet)")
         if scorer == "openie_triples":
@@ -41,17 +45,23 @@ def run_baseline(args: argparse.Namespace) -> None:
     sentences = pd.read_parquet(args.sentences)
     if args.scorer == "embedding_cosine":
         settings: Any = settings_from_json(args.settings, baselines.EmbeddingCosineSettings, "score.embedding_cosine")
-        encoder = baselines.load_sentence_encoder(args.device)
+        encoder = baselines.load_sentence_encoder(args.device, precision=args.precision)
+        precision = encoder.precision
         scores, counts = baselines.score_embedding_cosine(examples, sentences, settings, encoder)
     elif args.scorer == "rouge":
         settings = settings_from_json(args.settings, baselines.RougeSettings, "score.rouge")
+        precision = None
         scores, counts = baselines.score_rouge(examples, sentences, settings)
     elif args.scorer == "bertscore_precision":
         settings = settings_from_json(args.settings, baselines.BertScoreSettings, "score.bertscore_precision")
-        bert = baselines.load_bertscore(settings, args.device, baselines.bertscore_encoder(settings, args.encoder))
+        path = baselines.bertscore_encoder(settings, args.encoder)
+        bert = baselines.load_bertscore(settings, args.device, path, precision=args.precision)
+        precision = bert.precision
         scores, counts = baselines.score_bertscore_precision(examples, sentences, settings, bert=bert)
     else:
         settings = settings_from_json(args.settings, baselines.OpenIETriplesSettings, "score.openie_triples")
-        encoder = baselines.load_sentence_encoder(args.device)
+        encoder = baselines.load_sentence_encoder(args.device, precision=args.precision)
+        precision = encoder.precision
         scores, counts = baselines.score_openie_triples(examples, sentences, settings, pd.read_parquet(args.triples), encoder)
-    write_job(args, args.scorer, scores, counts, time.perf_counter() - started, device=args.device, settings=asdict(settings))
+    job = {"device": args.device, "settings": asdict(settings)} | ({"precision": precision} if precision else {})
+    write_job(args, args.scorer, scores, counts, time.perf_counter() - started, **job)

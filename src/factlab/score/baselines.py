@@ -279,13 +279,17 @@ class SentenceEncoder:
     model: Any  # a transformers BertModel (factlab.runtime.load_encoder)
     tokenizer: Any
     device: torch.device
+    precision: str = "fp32"  # fp32 | bf16 (resolved: factlab.models.engine.resolve_precision)
 
 
-def load_sentence_encoder(device: str = "auto", layers: int | None = None) -> SentenceEncoder:
-    """The packaged all-MiniLM-L6-v2 (no download) on `device`; `layers` keeps the first n (tests)."""
+def load_sentence_encoder(device: str = "auto", layers: int | None = None, precision: str = "fp32") -> SentenceEncoder:
+    """The packaged all-MiniLM-L6-v2 (no download) on `device`; `layers` keeps the first n (tests);
+    `precision` as the engine's (fp32 | bf16 | auto: bf16 where the device computes it natively)."""
+    from factlab.models.engine import resolve_precision
+
     torch_device = select_device(device)
     model = load_encoder(pretrained=True, layers=layers).to(torch_device).eval()
-    return SentenceEncoder(model, load_tokenizer(), torch_device)
+    return SentenceEncoder(model, load_tokenizer(), torch_device, resolve_precision(precision, torch_device))
 
 
 @dataclass
@@ -314,7 +318,9 @@ def embed_texts(
     batches = padded_batches([len(row) for row in ids], settings)
     vectors = np.zeros((len(texts), dim), np.float32)
     padded = 0
-    with torch.inference_mode():
+    from factlab.models.engine import inference_context
+
+    with inference_context(encoder.precision, encoder.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             width = max(len(ids[i]) for i in batch)
             padded += width * len(batch)
@@ -460,6 +466,7 @@ class BertScoreModel:
     model: Any  # cut to `num_layers` by bert-score
     num_layers: int
     device: str
+    precision: str = "fp32"  # fp32 | bf16 (resolved)
     piece_counts: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -488,21 +495,26 @@ def bertscore_encoder(settings: BertScoreSettings, unpacked_mpnet: str | None = 
     return settings.model
 
 
-def load_bertscore(settings: BertScoreSettings, device: str = "auto", path: str | None = None) -> BertScoreModel:
+def load_bertscore(
+    settings: BertScoreSettings, device: str = "auto", path: str | None = None, precision: str = "fp32"
+) -> BertScoreModel:
     """bert-score's model and tokenizer of the encoder folder `path` (default: the packaged MiniLM), so
-    nothing is downloaded; `num_layers` must be within the encoder's layers."""
+    nothing is downloaded; `num_layers` must be within the encoder's layers; `precision` as the engine's."""
     from bert_score.utils import get_model, get_tokenizer
     from transformers import AutoConfig
     from transformers.utils import logging as transformers_logging
+
+    from factlab.models.engine import resolve_precision
 
     transformers_logging.set_verbosity_error()  # the unused pooler weights would be reported
     path = path or bertscore_encoder(settings)
     layers = int(AutoConfig.from_pretrained(path).num_hidden_layers)
     if settings.num_layers > layers:
         raise ConfigError(f"bertscore num_layers is {settings.num_layers} but {settings.model} has {layers} layers")
-    torch_device = str(select_device(device))
+    torch_device = select_device(device)
     model = get_model(path, settings.num_layers).to(torch_device)
-    return BertScoreModel(get_tokenizer(path, use_fast=False), model, settings.num_layers, torch_device)
+    tokenizer = get_tokenizer(path, use_fast=False)
+    return BertScoreModel(tokenizer, model, settings.num_layers, str(torch_device), resolve_precision(precision, torch_device))
 
 
 def source_chunks(source: str, sentences: Sequence[Sentence], bert: BertScoreModel) -> list[str]:
@@ -535,7 +547,9 @@ def token_embeddings(
     distinct = list(dict.fromkeys(texts))
     batches = padded_batches([min(bert.pieces(text), bert.max_pieces) + 2 for text in distinct], settings)
     found: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
-    with torch.inference_mode():
+    from factlab.models.engine import inference_context
+
+    with inference_context(bert.precision, torch.device(bert.device)):
         for batch in batches:
             embeddings, mask, idf = get_bert_embedding(
                 [distinct[i] for i in batch], bert.model, bert.tokenizer, weights, device=bert.device
