@@ -32,6 +32,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,8 +54,10 @@ Kind = Literal["support", "distribution"]
 Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # a scorer's support or probabilities
 
 
+@cache
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    """The CPU's feature flags (x86 `flags`, Arm `Features`); empty where /proc/cpuinfo does not exist."""
+    """The CPU's feature flags (x86 `flags`, Arm `Features`); empty where /proc/cpuinfo does not exist.
+    Read once per process: `auto` is resolved on every engine call."""
     try:
         text = cpuinfo.read_text()
     except OSError:
@@ -348,8 +351,8 @@ def _score(
     settings = settings or EngineSettings()
     cache = cache if cache is not None else PairCache()
     identity = scorer.identity if kind == SUPPORT else scorer.distribution_identity
-    autocast = resolve_precision(settings.precision, scorer.device) == "bf16"
-    if autocast:  # bf16 scores differ from fp32 ones in the third decimal: never one for the other
+    precision = resolve_precision(settings.precision, scorer.device)
+    if precision == "bf16":  # bf16 scores differ from fp32 ones in the third decimal: never one for the other
         identity += "\x1dbf16"
     forward = scorer.support if kind == SUPPORT else scorer.probabilities
     keys = [pair_key(identity, premise, hypothesis, kind) for premise, hypothesis in pairs]
@@ -362,7 +365,7 @@ def _score(
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else []
     batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
     shapes: list[tuple[int, int]] = []
-    with inference_context(settings.precision, scorer.device):
+    with inference_context(precision, scorer.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             items = [encoded[index] for index in batch]
             ids, mask, types = pad_batch(items, scorer.tokenizer.pad_token_id, scorer.device)
