@@ -289,7 +289,7 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     def train_command(out_dir: Path, settings: str) -> list[str]:
         return [
             "train", "qasem-parser", "--qasrl-gs", str(paths["qasrl_gs"]), "--qanom", str(paths["qanom"]),
-            "--out-dir", str(out_dir), "--settings", settings, "--threads", "1", "--device", "cpu",
+            "--out-dir", str(out_dir), "--settings", settings, "--threads", "1", "--device", "cpu", "--precision", "fp32",
         ]  # fmt: skip
 
     assert main(train_command(model, settings)) == 0

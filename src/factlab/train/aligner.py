@@ -32,7 +32,15 @@ from torch.nn import functional as F
 
 from factlab.errors import FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network
-from factlab.models.engine import EncodedPair, EngineSettings, encode_pairs, pad_batch, score_pairs
+from factlab.models.engine import (
+    EncodedPair,
+    EngineSettings,
+    autocast_context,
+    encode_pairs,
+    pad_batch,
+    resolve_precision,
+    score_pairs,
+)
 from factlab.runtime import select_device
 from factlab.train.loop import bucketed_batches, linear_schedule, optimizer_for, seed_everything
 
@@ -104,13 +112,17 @@ def batch_loss(outputs: dict[str, torch.Tensor], targets: Targets, rows: list[in
     return total, {name: float(value.detach()) for name, value in losses.items()}
 
 
-def validate(scorer: AlignerScorer, frame: pd.DataFrame, settings: AlignerTrainSettings) -> dict[str, float]:
+def validate(
+    scorer: AlignerScorer, frame: pd.DataFrame, settings: AlignerTrainSettings, precision: str = "fp32"
+) -> dict[str, float]:
     """P(aligned) on the validation pairs: AUC against the binary label (all / long premises), 3-way accuracy."""
     if frame.empty:
         return {}
     was_training = scorer.network.training
     scorer.network.eval()
-    result = score_pairs(scorer, list(zip(frame["text_a"], frame["text_b"], strict=True)), EngineSettings(progress=False))
+    result = score_pairs(
+        scorer, list(zip(frame["text_a"], frame["text_b"], strict=True)), EngineSettings(precision=precision, progress=False)
+    )
     scorer.network.train(was_training)
     targets = row_targets(frame)
     labels = targets.binary.numpy()
@@ -132,9 +144,11 @@ def validate(scorer: AlignerScorer, frame: pd.DataFrame, settings: AlignerTrainS
 
 
 def train_aligner(
-    mixture: pd.DataFrame, settings: AlignerTrainSettings, device: str = "auto"
+    mixture: pd.DataFrame, settings: AlignerTrainSettings, device: str = "auto", precision: str = "fp32"
 ) -> tuple[AlignerNetwork, Any, dict[str, Any]]:
-    """Train on the `train` rows, validate on the `validation` rows; returns network, tokenizer and the log."""
+    """Train on the `train` rows, validate on the `validation` rows; returns network, tokenizer and the log.
+    `precision` (fp32 | bf16 | auto, factlab.models.engine.resolve_precision): bf16 autocasts the forward
+    passes, training's and validation's; the weights, gradients and AdamW's state stay fp32."""
     seed_everything(settings.seed)
     started = time.perf_counter()
     rng = random.Random(settings.seed)
@@ -145,6 +159,7 @@ def train_aligner(
     config = AlignerConfig(backbone=settings.backbone, encoder_layers=settings.encoder_layers, max_length=settings.max_length)
     network, tokenizer = new_network(config)
     target_device = select_device(device)
+    precision = resolve_precision(precision, target_device)
     scorer = AlignerScorer(network, tokenizer, device=device)
     network.train()
     encoded: list[EncodedPair] = encode_pairs(
@@ -163,11 +178,12 @@ def train_aligner(
     total_steps = steps_per_epoch * settings.epochs
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(total_steps, settings.warmup_fraction))
     LOG.info(
-        "training the aligner on %d pairs (%d steps/epoch, %d epochs), device %s",
+        "training the aligner on %d pairs (%d steps/epoch, %d epochs), device %s, %s",
         len(train),
         steps_per_epoch,
         settings.epochs,
         target_device,
+        precision,
     )
     curve: list[dict[str, Any]] = []
     epochs = []
@@ -178,10 +194,10 @@ def train_aligner(
         batches = bucketed_batches([len(item.input_ids) for item in encoded], settings.batch_pairs, rng)
         for number, rows in enumerate(batches, start=1):
             ids, mask, types = pad_batch([encoded[i] for i in rows], tokenizer.pad_token_id, target_device)
-            outputs = network(ids, mask, types if scorer.token_types else None)
-            loss, parts = batch_loss(
-                {k: v.cpu() for k, v in outputs.items()} if target_device.type != "cpu" else outputs, targets, rows
-            )
+            with autocast_context(precision, target_device):
+                outputs = network(ids, mask, types if scorer.token_types else None)
+            # the losses in fp32 on the CPU, whatever the forward's precision and device (no-ops for fp32 on a CPU)
+            loss, parts = batch_loss({k: v.float().cpu() for k, v in outputs.items()}, targets, rows)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in network.parameters() if p.requires_grad], settings.grad_clip)
@@ -203,7 +219,7 @@ def train_aligner(
                     "epoch": epoch,
                     "step": step,
                     "train_loss": totals["loss"] / number,
-                    **validate(scorer, validation, settings),
+                    **validate(scorer, validation, settings, precision),
                 }
                 LOG.info("validation at step %d: %s", step, {k: round(v, 4) for k, v in point.items() if isinstance(v, float)})
                 curve.append(point)
@@ -214,7 +230,7 @@ def train_aligner(
             **{f"train_loss_{name}": value / len(batches) for name, value in totals.items() if name != "loss"},
             "train_seconds": time.perf_counter() - epoch_start,
         }
-        record.update(validate(scorer, validation, settings))
+        record.update(validate(scorer, validation, settings, precision))
         LOG.info("epoch %d: %s", epoch, {k: round(v, 4) if isinstance(v, float) else v for k, v in record.items()})
         epochs.append(record)
         curve.append(
@@ -232,6 +248,7 @@ def train_aligner(
         "counts": dict(counts),
         "origins": train["origin"].value_counts().sort_index().to_dict(),
         "device": str(target_device),
+        "precision": precision,
         "torch_threads": torch.get_num_threads(),
         "total_seconds": time.perf_counter() - started,
         "trainable_parameters": sum(p.numel() for p in network.parameters() if p.requires_grad),

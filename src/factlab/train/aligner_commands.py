@@ -16,6 +16,7 @@ import pandas as pd
 from factlab.commands import settings_from_json
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_text
+from factlab.models.engine import PRECISIONS
 from factlab.runtime import DEVICES, set_threads
 
 LOG = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ def register(commands: Any) -> None:
     train.add_argument("--settings", required=True, help="JSON object (params.yaml aligner.train)")
     train.add_argument("--threads", type=int, required=True, help="torch CPU threads (0 = torch's default)")
     train.add_argument("--device", required=True, choices=DEVICES)
+    train.add_argument("--precision", required=True, choices=PRECISIONS, help="of the forward passes (bf16: autocast)")
     train.add_argument("--out-dir", required=True)
     train.set_defaults(func=run_train)
 
@@ -42,7 +44,7 @@ def run_train(args: argparse.Namespace) -> None:
     set_threads(args.threads)
     settings = settings_from_json(args.settings, AlignerTrainSettings, "aligner training")
     mixture = pd.read_parquet(args.mixture)
-    network, tokenizer, log = train_aligner(mixture, settings, device=args.device)
+    network, tokenizer, log = train_aligner(mixture, settings, device=args.device, precision=args.precision)
     out = Path(args.out_dir)
     save_aligner(network, tokenizer, out, log["settings"])
     write_json(log, out / "training_log.json")
@@ -54,6 +56,7 @@ def run_train(args: argparse.Namespace) -> None:
         "train_pairs": log["counts"]["train_pairs"],
         "train_pairs_premise_cut": log["counts"]["train_pairs_premise_cut"],
         "device": log["device"],
+        "precision": log["precision"],
         "torch_threads": log["torch_threads"],
         **{key: round(value, 4) for key, value in last.items() if key.startswith("validation_") and isinstance(value, float)},
     }

@@ -15,6 +15,7 @@ import pandas as pd
 
 from factlab.commands import settings_from_json
 from factlab.io import write_json
+from factlab.models.engine import PRECISIONS
 from factlab.runtime import DEVICES, set_threads
 
 LOG = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ def register(commands: Any) -> None:
     train.add_argument("--settings", required=True, help="JSON object of training settings (params.yaml qasem.train)")
     train.add_argument("--threads", type=int, required=True, help="torch CPU threads (0 = torch's default)")
     train.add_argument("--device", required=True, choices=DEVICES)
+    train.add_argument("--precision", required=True, choices=PRECISIONS, help="of the training forward passes (bf16: autocast)")
     train.set_defaults(func=run_train)
 
 
@@ -38,7 +40,7 @@ def run_train(args: argparse.Namespace) -> None:
     settings = settings_from_json(args.settings, TrainSettings, "QASem training")
     started = time.perf_counter()
     data = prepare_training(pd.read_parquet(args.qasrl_gs), pd.read_parquet(args.qanom), settings)
-    parser, log = train_parser(data, settings, device=args.device)
+    parser, log = train_parser(data, settings, device=args.device, precision=args.precision)
     log["total_seconds_with_data"] = time.perf_counter() - started
     out = Path(args.out_dir)
     parser.save(out, log["settings"])
@@ -53,6 +55,7 @@ def run_train(args: argparse.Namespace) -> None:
         "templates": log["templates"],
         "template_coverage": round(log["template_coverage"], 4),
         "device": log["device"],
+        "precision": log["precision"],
         **{key: round(value, 4) for key, value in last.items() if "validation_" in key and isinstance(value, float)},
         **{key: value for key, value in last.items() if "validation_n_" in key},
         **{

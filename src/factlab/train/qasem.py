@@ -37,6 +37,7 @@ import pandas as pd
 import torch
 
 from factlab.errors import FactlabError
+from factlab.models.engine import autocast_context, resolve_precision
 from factlab.models.qasem.analysis import analyse, is_noun_candidate, token_verb_lemma
 from factlab.models.qasem.benchmark import gold_arguments, gold_predicates, score_on_gold
 from factlab.models.qasem.data import (
@@ -263,8 +264,12 @@ def tune_parser_decoding(parser: FactlabQASemParser, sentences: list[GoldSentenc
     return {"chosen": chosen.to_json(), "grid": grid}
 
 
-def train_parser(data: TrainingData, settings: TrainSettings, device: str = "auto") -> tuple[FactlabQASemParser, dict[str, Any]]:
-    """Train a parser; returns it and the training log (per-epoch losses, validation, timings)."""
+def train_parser(
+    data: TrainingData, settings: TrainSettings, device: str = "auto", precision: str = "fp32"
+) -> tuple[FactlabQASemParser, dict[str, Any]]:
+    """Train a parser; returns it and the training log (per-epoch losses, validation, timings).
+    `precision` (fp32 | bf16 | auto, factlab.models.engine.resolve_precision): bf16 autocasts the training
+    forward passes; the weights, gradients, optimiser and validation stay fp32."""
     seed_everything(settings.seed)
     started = time.perf_counter()
     rng = random.Random(settings.seed)
@@ -308,6 +313,7 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
     counts["words_truncated"] = sum(piece < 0 for item in encoded for piece in item.word_pieces)
     counts["sentences_truncated"] = sum(any(piece < 0 for piece in item.word_pieces) for item in encoded)
     target_device = select_device(device)
+    precision = resolve_precision(precision, target_device)
     optimizer = optimizer_for(network, settings.encoder_lr, settings.head_lr, settings.weight_decay)
     steps_per_epoch = math.ceil((len(fixed_rows) + n_detection) / settings.batch_sentences)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -315,7 +321,7 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
     )
     LOG.info(
         "training on %d rows (%d predicates) + %d detection rows per epoch (%d steps), %d templates (%.1f%% of questions kept), "
-        "device %s",
+        "device %s, %s",
         len(fixed_rows),
         n_predicates,
         n_detection,
@@ -323,6 +329,7 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
         len(vocabulary),
         100 * vocabulary.coverage(),
         target_device,
+        precision,
     )
     epochs = []
     for epoch in range(1, settings.epochs + 1):
@@ -336,7 +343,8 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
         batches = bucketed_batches([len(row.input_ids) for row in rows_this_epoch], settings.batch_sentences, rng)
         for step, indices in enumerate(batches, start=1):
             batch = make_batch([rows_this_epoch[i] for i in indices])
-            losses = network.losses(batch.to(target_device))
+            with autocast_context(precision, target_device):
+                losses = {name: value.float() for name, value in network.losses(batch.to(target_device)).items()}
             loss = losses["detection"] + losses["arguments"] + settings.template_loss_weight * losses["templates"]
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -385,6 +393,7 @@ def train_parser(data: TrainingData, settings: TrainSettings, device: str = "aut
         "templates": len(vocabulary),
         "template_coverage": vocabulary.coverage(),
         "device": str(target_device),
+        "precision": precision,
         "torch_threads": torch.get_num_threads(),
         "total_seconds": time.perf_counter() - started,
         "trainable_parameters": sum(p.numel() for p in network.parameters() if p.requires_grad),
