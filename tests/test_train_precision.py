@@ -1,6 +1,6 @@
 """Training in bf16 autocast (`aligner.precision`, `qasem.precision`): the aligner and the parser train on real
 pairs and sentences to within a small distance of fp32 training, repeat to the bit, keep fp32 weights, and record
-the precision they used. On a CPU without native bf16 the same runs are emulated (slower, same numbers)."""
+the precision they used. On a CPU without native bf16 the same runs are emulated (slower)."""
 
 from __future__ import annotations
 
