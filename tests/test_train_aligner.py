@@ -3,27 +3,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
-import pytest
 import torch
+from test_train_precision import TINY_ALIGNER, mixture  # noqa: F401 (the fixture: 48 real SICK pairs)
 
-from factlab.data.registry import get_spec
-from factlab.train.aligner import AlignerTrainSettings, train_aligner
-from factlab.train.mixture import corpus_pairs
-
-
-@pytest.fixture(scope="module")
-def mixture(raw) -> pd.DataFrame:
-    """48 real SICK pairs (3-way labels and relatedness: all three heads train), the first 16 for validation."""
-    pairs = corpus_pairs("nli_sick", get_spec("nli_sick").build(raw).frame).head(48).reset_index(drop=True)
-    return pairs.assign(split=["validation"] * 16 + ["train"] * 32)
+from factlab.train.aligner import train_aligner
 
 
-def test_validation_points_leave_the_weights_unchanged(mixture: pd.DataFrame) -> None:
+def test_validation_points_leave_the_weights_unchanged(mixture: pd.DataFrame) -> None:  # noqa: F811
     def trained(validate_every: int) -> tuple[dict[str, torch.Tensor], dict]:
-        settings = AlignerTrainSettings(
-            encoder_layers=1, max_length=96, batch_pairs=8, epochs=2, validate_every=validate_every, seed=4
-        )
+        settings = replace(TINY_ALIGNER, epochs=2, validate_every=validate_every)
         network, _, log = train_aligner(mixture, settings, device="cpu", precision="fp32")
         return {name: value.detach().clone() for name, value in network.state_dict().items()}, log
 
