@@ -3,14 +3,18 @@ factlab module the command really imports, and an edit to one analysis reaches o
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from factlab import codedeps
 from factlab.cli import STAGES
-from factlab.codedeps import command_code, module_closure
+from factlab.codedeps import FactsCache, command_code, module_closure
 from factlab.metaeval.cli import COMMAND_MODULES as METAEVAL_COMMANDS
 from factlab.paper.cli import COMMAND_MODULES as PAPER_COMMANDS
 from factlab.preprocess.cli import COMMAND_MODULES as PREPROCESS_COMMANDS
@@ -101,3 +105,47 @@ def test_a_cached_closure_is_not_changed_by_a_caller_editing_its_copy() -> None:
     first.append("src/factlab/not_a_module.py")
     assert command_code("score", "ensemble-fit") == expected
     assert "src/factlab/score/ensemble.py" in expected
+
+
+def clear_process_caches() -> None:
+    for function in (codedeps.facts_cache, codedeps.module_facts, codedeps.imported_modules, codedeps.cached_command_code):
+        function.cache_clear()
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty parse cache of this test's own, and no closures remembered by this process."""
+    monkeypatch.setenv("FACTLAB_CACHE_DIR", str(tmp_path / "cache"))
+    clear_process_caches()
+    yield tmp_path / "cache"
+    clear_process_caches()  # later tests get closures from the user's cache again
+
+
+def every_closure() -> dict[tuple[str, str | None], list[str]]:
+    return {(stage, command): command_code(stage, command) for stage, command in COMMANDS}
+
+
+def test_a_second_run_reads_closures_from_the_cache_without_parsing(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = every_closure()
+    stored = json.loads((cache_dir / "codedeps.json").read_text())
+    assert len(stored["entries"]) >= 100  # one per source file the closures read
+    clear_process_caches()
+
+    def no_parse(*args: object, **kwargs: object) -> ast.Module:
+        raise AssertionError("parsed a source the cache holds")
+
+    monkeypatch.setattr(codedeps.ast, "parse", no_parse)
+    assert every_closure() == parsed
+
+
+def test_an_edited_source_is_parsed_again_and_a_broken_cache_is_ignored(tmp_path: Path) -> None:
+    """Entries are keyed by the text, not the path: a cache written before an edit cannot hide the edit."""
+    module, cache_file = tmp_path / "module.py", tmp_path / "codedeps.json"
+    module.write_text("import factlab.io\nCOMMAND_MODULES = {'a': 'factlab.a'}\n")
+    first = FactsCache(cache_file)
+    assert first.facts(module) == codedeps.ModuleFacts(frozenset({"factlab.io"}), {"COMMAND_MODULES": {"a": "factlab.a"}})
+    first.save()
+    module.write_text("from factlab.score import engine\n")
+    assert FactsCache(cache_file).facts(module).imports == {"factlab.score", "factlab.score.engine"}
+    cache_file.write_text("{not json")
+    assert FactsCache(cache_file).facts(module).imports == {"factlab.score", "factlab.score.engine"}
