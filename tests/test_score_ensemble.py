@@ -105,7 +105,8 @@ def groups_by_hand(fit_part: pd.DataFrame) -> np.ndarray:
     text_node = {text: len(names) + i for i, text in enumerate(texts)}
     name_node = {name: len(names) + len(texts) + i for i, name in enumerate(dict.fromkeys(names))}
     text_runs = [runs(text) for text in texts]
-    edges = [(text_node[texts[i]], text_node[texts[j]]) for i in range(len(texts)) for j in range(i) if text_runs[i] & text_runs[j]]
+    sharing = [(i, j) for i in range(len(texts)) for j in range(i) if text_runs[i] & text_runs[j]]
+    edges = [(text_node[texts[i]], text_node[texts[j]]) for i, j in sharing]
     edges += [(row, text_node[text]) for row, text in enumerate(fit_part["source"])]
     edges += [(row, name_node[name]) for row, name in enumerate(names)]
     rows, cols = zip(*edges, strict=True)

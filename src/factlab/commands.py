@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from factlab.errors import FactlabError
 from factlab.io import write_json
+from factlab.runtime import DEVICES, PRECISIONS
 
 Settings = TypeVar("Settings")
 
@@ -30,6 +31,14 @@ def register_commands(parser: argparse.ArgumentParser, modules: Mapping[str, str
     names = [modules[requested]] if requested in modules else sorted(set(modules.values()))
     for name in names:
         importlib.import_module(name).register(commands)
+
+
+def add_device_arguments(parser: argparse.ArgumentParser, *, precision: bool) -> None:
+    """--device (`runtime.DEVICES`) and, where the command runs a model's forward passes in a chosen precision,
+    --precision (`runtime.PRECISIONS`); both required, as their values come from params.yaml."""
+    parser.add_argument("--device", choices=DEVICES, required=True)
+    if precision:
+        parser.add_argument("--precision", choices=PRECISIONS, required=True, help="of the forward passes (bf16: autocast)")
 
 
 def positive_int(value: str) -> int:

@@ -93,6 +93,8 @@ def parse_many(
 
 ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DEVICES = ("auto", "cpu", "cuda")
+# Of a model's forward passes: bf16 runs them in autocast; auto is bf16 where the device computes it natively.
+PRECISIONS = ("fp32", "bf16", "auto")
 
 
 def encoder_path() -> Path:

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from factlab.commands import add_device_arguments
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_parquet, write_text
-from factlab.runtime import DEVICES, set_threads
+from factlab.runtime import set_threads
 
 LOG = logging.getLogger(__name__)
 SCORE_COLUMNS = ["dataset", "unlabeled_precision", "unlabeled_recall", "unlabeled_f1", "labeled_f1", "n_gold", "n_pred"]
@@ -106,7 +107,7 @@ def register(commands: Any) -> None:
     evaluate.add_argument("--max-sentences", type=int, required=True, help="first n sentences per set (0 = all; smoke runs)")
     evaluate.add_argument("--batch-size", type=int, required=True)
     evaluate.add_argument("--threads", type=int, required=True)
-    evaluate.add_argument("--device", required=True, choices=DEVICES)
+    add_device_arguments(evaluate, precision=False)
     evaluate.set_defaults(func=run_evaluate)
 
 

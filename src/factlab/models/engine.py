@@ -44,9 +44,9 @@ from tqdm import tqdm
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.models.aligner import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
+from factlab.runtime import PRECISIONS
 
 LOG = logging.getLogger(__name__)
-PRECISIONS = ("fp32", "bf16", "auto")
 # CPU flags of native bf16 arithmetic (Linux /proc/cpuinfo): x86 AVX512-BF16 or AMX, Arm's BF16 extension.
 NATIVE_BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 SUPPORT, DISTRIBUTION = "support", "distribution"

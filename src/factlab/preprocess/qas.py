@@ -15,11 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import positive_int, write_report
+from factlab.commands import add_device_arguments, positive_int, write_report
 from factlab.errors import ConfigError, DataError
 from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
-from factlab.runtime import DEVICES
 
 QA_COLUMNS = {
     "example_id": "string",
@@ -166,7 +165,7 @@ def register(commands: Any) -> None:
     qas.add_argument("--sentences", required=True)
     qas.add_argument("--parser", choices=("trained", "hub"), required=True)
     qas.add_argument("--model", required=True, help="trained: the model folder; hub: a hub id or local folder")
-    qas.add_argument("--device", required=True, choices=DEVICES)
+    add_device_arguments(qas, precision=False)
     qas.add_argument("--batch-size", type=positive_int, required=True)
     # The hub parser's decoding settings (params.yaml qasem.hub): required with --parser hub, refused otherwise.
     qas.add_argument("--hub-format")

@@ -13,23 +13,19 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import settings_from_json
-from factlab.runtime import DEVICES
+from factlab.commands import add_device_arguments, settings_from_json
 from factlab.score.commands import add_job_arguments, job_examples, write_job
 
 BASELINES = ("embedding_cosine", "rouge", "bertscore_precision", "openie_triples")
 
 
 def register(commands: Any) -> None:
-    from factlab.models.engine import PRECISIONS
-
     for scorer in BASELINES:
         parser = commands.add_parser(scorer.replace("_", "-"), help=f"{scorer} of every example of a benchmark (one shard)")
         add_job_arguments(parser, model=False)
         parser.add_argument("--settings", required=True, help=f"JSON of score.{scorer}")
-        parser.add_argument("--device", choices=DEVICES, required=True)
-        if scorer != "rouge":  # the model-based ones: as the engine's (score.engine.precision)
-            parser.add_argument("--precision", choices=PRECISIONS, required=True)
+        # the model-based ones take a precision, as the engine's (score.engine.precision)
+        add_device_arguments(parser, precision=scorer != "rouge")
         if scorer == "bertscore_precision":
             parser.add_argument("--encoder", help="the folder of rule unpack_mpnet (only when the model is mpnet)")
         if scorer == "openie_triples":

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from factlab.commands import max_examples, positive_int, write_report
+from factlab.commands import add_device_arguments, max_examples, positive_int, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.runtime import DEVICES, set_threads
+from factlab.runtime import set_threads
 from factlab.score.jobs import with_pair_rate
 
 if TYPE_CHECKING:
@@ -57,14 +57,11 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """The pair scorer (`load_pair_scorer`) and the engine's batching (`engine_settings`): every command running the engine."""
-    from factlab.models.engine import PRECISIONS
-
     parser.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
     parser.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
     parser.add_argument("--token-budget", type=positive_int, required=True)
     parser.add_argument("--max-batch-pairs", type=positive_int, required=True)
-    parser.add_argument("--precision", choices=PRECISIONS, required=True)
-    parser.add_argument("--device", choices=DEVICES, required=True)
+    add_device_arguments(parser, precision=True)
 
 
 def job_examples(args: argparse.Namespace) -> pd.DataFrame:

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import settings_from_json
+from factlab.commands import add_device_arguments, settings_from_json
 from factlab.errors import ConfigError, FactlabError
 from factlab.io import write_json, write_text
-from factlab.runtime import DEVICES, set_threads
+from factlab.runtime import set_threads
 
 LOG = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def register(commands: Any) -> None:
     train.add_argument("--conv-settings", required=True, help="JSON of score.summac_conv (granularity, bins, variant)")
     train.add_argument("--settings", required=True, help="JSON of score.summac_conv.train")
     train.add_argument("--threads", type=int, required=True)
-    train.add_argument("--device", choices=DEVICES, required=True)
+    add_device_arguments(train, precision=False)
     train.add_argument("--out-dir", required=True)
     train.set_defaults(func=run_train_conv)
 

@@ -13,11 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import settings_from_json
+from factlab.commands import add_device_arguments, settings_from_json
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_text
-from factlab.models.engine import PRECISIONS
-from factlab.runtime import DEVICES, set_threads
+from factlab.runtime import set_threads
 
 LOG = logging.getLogger(__name__)
 
@@ -28,8 +27,7 @@ def register(commands: Any) -> None:
     train.add_argument("--leakage-report", required=True, help="the passed leakage check of this mixture")
     train.add_argument("--settings", required=True, help="JSON object (params.yaml aligner.train)")
     train.add_argument("--threads", type=int, required=True, help="torch CPU threads (0 = torch's default)")
-    train.add_argument("--device", required=True, choices=DEVICES)
-    train.add_argument("--precision", required=True, choices=PRECISIONS, help="of the forward passes (bf16: autocast)")
+    add_device_arguments(train, precision=True)
     train.add_argument("--out-dir", required=True)
     train.set_defaults(func=run_train)
 

@@ -13,10 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import settings_from_json
+from factlab.commands import add_device_arguments, settings_from_json
 from factlab.io import write_json
-from factlab.models.engine import PRECISIONS
-from factlab.runtime import DEVICES, set_threads
+from factlab.runtime import set_threads
 
 LOG = logging.getLogger(__name__)
 
@@ -28,8 +27,7 @@ def register(commands: Any) -> None:
     train.add_argument("--out-dir", required=True)
     train.add_argument("--settings", required=True, help="JSON object of training settings (params.yaml qasem.train)")
     train.add_argument("--threads", type=int, required=True, help="torch CPU threads (0 = torch's default)")
-    train.add_argument("--device", required=True, choices=DEVICES)
-    train.add_argument("--precision", required=True, choices=PRECISIONS, help="of the training forward passes (bf16: autocast)")
+    add_device_arguments(train, precision=True)
     train.set_defaults(func=run_train)
 
 
