@@ -149,3 +149,19 @@ def test_an_edited_source_is_parsed_again_and_a_broken_cache_is_ignored(tmp_path
     assert FactsCache(cache_file).facts(module).imports == {"factlab.score", "factlab.score.engine"}
     cache_file.write_text("{not json")
     assert FactsCache(cache_file).facts(module).imports == {"factlab.score", "factlab.score.engine"}
+
+
+def test_a_failed_save_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk at the rename: no cache this time, and no temporary file left beside where it would be."""
+    cache = FactsCache(tmp_path / "cache" / "codedeps.json")
+    cache.facts(Path(codedeps.__file__))
+
+    def disk_full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(codedeps.os, "replace", disk_full)
+    cache.save()
+    assert list((tmp_path / "cache").iterdir()) == []
+    monkeypatch.undo()
+    cache.save()  # still marked unsaved, so the next save writes it
+    assert [path.name for path in (tmp_path / "cache").iterdir()] == ["codedeps.json"]

@@ -106,12 +106,15 @@ class FactsCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".codedeps.", suffix=".tmp", dir=self.path.parent)
+        except OSError:  # a read-only home: parse every time, as without a cache
+            return
+        try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump({"version": CACHE_VERSION, "entries": self.entries}, handle, sort_keys=True)
             os.replace(tmp, self.path)
             self.added = False
-        except OSError:  # a read-only home: parse every time, as without a cache
-            pass
+        except OSError:  # a full disk: no cache this time, and no half-written file left behind
+            Path(tmp).unlink(missing_ok=True)
 
 
 @cache  # ~4,000 lookups of ~300 names per workflow
