@@ -99,6 +99,8 @@ class FactsCache:
         return ModuleFacts(frozenset(entry["imports"]), entry["constants"])
 
     def save(self) -> None:
+        # Not factlab.io.atomic_path: it sweeps the target's stray temporaries, assuming one writer per artefact,
+        # while concurrent `snakemake` calls share this file (and it would import pandas into every Snakefile read).
         if not self.added:
             return
         if len(self.entries) > CACHE_MAX_ENTRIES:
