@@ -17,6 +17,7 @@ from factlab.models.engine import (
     PairCache,
     encode_pairs,
     length_batches,
+    pad_batch,
     pair_key,
     pair_template,
     reference_distributions,
@@ -53,6 +54,16 @@ def test_bert_pair_template_matches_the_tokenizer(scorer: AlignerScorer) -> None
     assert encoded.input_ids == list(expected["input_ids"])
     assert encoded.token_type_ids == list(expected["token_type_ids"])
     assert encoded.premise_cut == encoded.hypothesis_cut == 0
+
+
+def test_padded_batch_matches_the_tokenizers_padding(scorer: AlignerScorer, real_pairs: list[tuple[str, str]]) -> None:
+    short = real_pairs[6:]  # summary pairs: no cuts at 128, lengths differ
+    expected = scorer.tokenizer([p for p, _ in short], [h for _, h in short], padding=True, return_tensors="pt")
+    ids, mask, types = pad_batch(encode_pairs(scorer.tokenizer, short, 128), scorer.tokenizer.pad_token_id, torch.device("cpu"))
+    assert len(set(expected["attention_mask"].sum(dim=1).tolist())) > 1  # the padding is exercised
+    assert torch.equal(ids, expected["input_ids"])
+    assert torch.equal(mask, expected["attention_mask"])
+    assert torch.equal(types, expected["token_type_ids"])
 
 
 def test_premise_cut_is_counted_exactly(scorer: AlignerScorer) -> None:

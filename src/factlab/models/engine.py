@@ -28,11 +28,13 @@ with the engine.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,6 +52,7 @@ LOG = logging.getLogger(__name__)
 # CPU flags of native bf16 arithmetic (Linux /proc/cpuinfo): x86 AVX512-BF16 or AMX, Arm's BF16 extension.
 NATIVE_BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 SUPPORT, DISTRIBUTION = "support", "distribution"
+READBACK_BATCHES = 32  # batches in flight on a GPU before their answers are copied back (a few kB each)
 Kind = Literal["support", "distribution"]
 Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # a scorer's support or probabilities
 
@@ -261,7 +264,24 @@ def encode_pairs(
     tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int, template: PairTemplate | None = None
 ) -> list[EncodedPair]:
     """Token ids of each pair inside `template` (default: the tokenizer's special tokens); premise cut first, then hypothesis."""
-    template = template or pair_template(tokenizer)
+    with paused_garbage_collection():
+        return _encode_pairs(tokenizer, pairs, max_length, template or pair_template(tokenizer))
+
+
+@contextlib.contextmanager
+def paused_garbage_collection() -> Iterator[None]:
+    """Encoding makes a few lists per pair and no cycles; the collector's passes over them cost 25-40% of
+    `encode_pairs` (11,398 pairs of 256 pieces: 1.64-1.95 s with it, 1.20-1.24 s without, 2-core EPYC)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int, template: PairTemplate) -> list[EncodedPair]:
     premises = sorted({premise for premise, _ in pairs})
     hypotheses = sorted({hypothesis for _, hypothesis in pairs})
     premise_ids = dict(zip(premises, tokenizer(premises, add_special_tokens=False)["input_ids"], strict=True))
@@ -299,16 +319,21 @@ def length_batches(lengths: Sequence[int], token_budget: int, max_rows: int) -> 
 
 
 def pad_batch(items: Sequence[EncodedPair], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    width = max(len(item.input_ids) for item in items)
-    ids = torch.full((len(items), width), pad_id, dtype=torch.long)
-    types = torch.zeros((len(items), width), dtype=torch.long)
-    mask = torch.zeros((len(items), width), dtype=torch.long)
-    for row, item in enumerate(items):
-        n = len(item.input_ids)
-        ids[row, :n] = torch.tensor(item.input_ids)
-        types[row, :n] = torch.tensor(item.token_type_ids)
-        mask[row, :n] = 1
-    return ids.to(device), mask.to(device), types.to(device)
+    """Ids, attention mask and token types of `items`, right-padded to the longest, on `device`.
+    One vectorised fill, not a tensor per row: 256 rows of 100 pieces take 1.3 ms here, against 19 ms row by row
+    (2-core EPYC), which alone would cap a GPU's engine near 13k pairs/s."""
+    lengths = np.fromiter((len(item.input_ids) for item in items), dtype=np.int64, count=len(items))
+    mask = np.arange(int(lengths.max())) < lengths[:, None]  # row-major: True cells in the order the rows list them
+    ids = np.full(mask.shape, pad_id, dtype=np.int64)
+    ids[mask] = np.fromiter(chain.from_iterable(item.input_ids for item in items), dtype=np.int64, count=int(lengths.sum()))
+    types = np.zeros(mask.shape, dtype=np.int64)
+    types[mask] = np.fromiter(
+        chain.from_iterable(item.token_type_ids for item in items), dtype=np.int64, count=int(lengths.sum())
+    )
+    non_blocking = device.type == "cuda"
+    return tuple(  # type: ignore[return-value]
+        torch.from_numpy(array).to(device, non_blocking=non_blocking) for array in (ids, mask.astype(np.int64), types)
+    )
 
 
 def score_pairs(
@@ -373,6 +398,7 @@ def _score(
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else []
     batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
     shapes: list[tuple[int, int]] = []
+    answers: list[tuple[list[int], torch.Tensor]] = []
     with inference_context(precision, scorer.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             items = [encoded[index] for index in batch]
@@ -381,10 +407,12 @@ def _score(
             answer = forward(ids, mask, types)
             if kind == DISTRIBUTION:
                 _check_distribution_shape(answer, len(batch))
-            values = answer.float().cpu().numpy()
-            for index, value in zip(batch, values, strict=True):
-                item = encoded[index]
-                cache.store(kind, todo_keys[index], value, item.premise_cut, item.hypothesis_cut)
+            # Read back later on a GPU (READBACK_BATCHES at a time): the next batches are padded and queued while
+            # this one computes, instead of the GPU waiting on the CPU after every batch.
+            answers.append((batch, answer.float()))
+            if len(answers) >= READBACK_BATCHES or scorer.device.type != "cuda":
+                _store_answers(answers, encoded, todo_keys, kind, cache)
+        _store_answers(answers, encoded, todo_keys, kind, cache)
     entries = [cache.lookup(kind, key) for key in keys]
     values = np.array([entry[0] for entry in entries], dtype=np.float64)
     premise_cut = np.array([entry[1] for entry in entries], dtype=np.int64)
@@ -409,6 +437,17 @@ def _score(
             scorer.max_length,
         )
     return _Run(values, premise_cut, hypothesis_cut, counts, shapes)
+
+
+def _store_answers(
+    answers: list[tuple[list[int], torch.Tensor]], encoded: list[EncodedPair], keys: list[str], kind: Kind, cache: PairCache
+) -> None:
+    """Copy the batches' answers to the CPU and into the cache; empties `answers`."""
+    for batch, answer in answers:
+        for index, value in zip(batch, answer.cpu().numpy(), strict=True):
+            item = encoded[index]
+            cache.store(kind, keys[index], value, item.premise_cut, item.hypothesis_cut)
+    answers.clear()
 
 
 def _check_distribution_shape(values: torch.Tensor, rows: int) -> None:
