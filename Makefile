@@ -6,7 +6,7 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check dvc-one-parameter pull rerun-identical
+.PHONY: run test install tex browser mirror smoke smoke-matrix lint pytest dvc-check dvc-one-parameter pull rerun-identical gpu-check
 
 run: install tex mirror
 	snakemake --cores all
@@ -28,6 +28,12 @@ pull: install
 PYTEST_WORKERS ?= $(shell n=$$(nproc); echo $$((n < 8 ? n : 8)))
 pytest: install tex browser mirror
 	python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+
+# On a machine with CUDA, after `snakemake --cores all check_training_leakage preprocess` (or a full run): the CUDA
+# parity tests, the aligner on config/gpu.yaml's recipe, and the engine's throughput, into benchmarks/gpu/
+# (scripts/gpu_check.sh). CI has no GPU and never runs it.
+gpu-check: install
+	scripts/gpu_check.sh benchmarks/gpu
 
 # Debian packages: TeX for rule paper_pdf (about 50 MB download), Chromium for the report's browser test.
 APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
