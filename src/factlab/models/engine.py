@@ -408,7 +408,7 @@ def _score(
             if kind == DISTRIBUTION:
                 _check_distribution_shape(answer, len(batch))
             # Read back later on a GPU (READBACK_BATCHES at a time): the next batches are padded and queued while
-            # this one computes, instead of the GPU waiting on the CPU after every batch.
+            # this one computes, instead of the CPU waiting for each batch and the GPU then idling while it pads.
             answers.append((batch, answer.float()))
             if len(answers) >= READBACK_BATCHES or scorer.device.type != "cuda":
                 _store_answers(answers, encoded, todo_keys, kind, cache)
