@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 from pathlib import Path
@@ -157,10 +158,16 @@ def select_device(preference: str = "auto") -> Any:
 
 
 def set_threads(threads: int) -> None:
-    """torch CPU threads (0 = torch's default)."""
-    import torch
-
+    """torch CPU threads (0 = torch's default). Before torch is imported the limit goes into OMP_NUM_THREADS,
+    which torch reads when it starts: a job that never needs torch (ROUGE, OpenIE triples) then does not spend
+    seconds importing it just to set its threads. (torch caps that variable at the core count, as
+    Snakemake caps a job's threads at --cores.)"""
     if threads < 0:
         raise FactlabError(f"--threads must be >= 0, got {threads}")
-    if threads:
+    if not threads:
+        return
+    torch = sys.modules.get("torch")
+    if torch is None:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+    else:
         torch.set_num_threads(threads)
