@@ -324,12 +324,15 @@ def pad_batch(items: Sequence[EncodedPair], pad_id: int, device: torch.device) -
     (2-core EPYC), which alone would cap a GPU's engine near 13k pairs/s."""
     lengths = np.fromiter((len(item.input_ids) for item in items), dtype=np.int64, count=len(items))
     mask = np.arange(int(lengths.max())) < lengths[:, None]  # row-major: True cells in the order the rows list them
-    ids = np.full(mask.shape, pad_id, dtype=np.int64)
-    ids[mask] = np.fromiter(chain.from_iterable(item.input_ids for item in items), dtype=np.int64, count=int(lengths.sum()))
-    types = np.zeros(mask.shape, dtype=np.int64)
-    types[mask] = np.fromiter(
-        chain.from_iterable(item.token_type_ids for item in items), dtype=np.int64, count=int(lengths.sum())
-    )
+    cells = int(lengths.sum())
+
+    def filled(rows: Iterable[list[int]], background: int) -> np.ndarray:
+        array = np.full(mask.shape, background, dtype=np.int64)
+        array[mask] = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=cells)
+        return array
+
+    ids = filled((item.input_ids for item in items), pad_id)
+    types = filled((item.token_type_ids for item in items), 0)
     non_blocking = device.type == "cuda"
     return tuple(  # type: ignore[return-value]
         torch.from_numpy(array).to(device, non_blocking=non_blocking) for array in (ids, mask.astype(np.int64), types)
