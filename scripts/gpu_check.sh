@@ -6,8 +6,9 @@
 #      default run scores (60 words, mean), in bf16; and 256-piece pairs (CNN/DM articles' 350-word chunks, AlignScore's
 #      default, cut to 256 pieces, every cut counted) in bf16 and fp32.
 # Everything lands in OUT (default benchmarks/gpu, committed: CI cannot rebuild it): run.log, the training log
-# and curves, one JSON per throughput run. CI never runs this: it has no GPU. Each step runs even if an earlier one failed; the exit status
-# is the number of failed steps.
+# and curves, one JSON per throughput run. CI never runs this: it has no GPU. Each step runs even if an earlier
+# one failed; the exit status is the number of failed steps. It needs no Snakemake (a bare GPU machine may lack
+# it), so it merges config/gpu.yaml's two flat sections below by hand instead of the Makefile's MERGE_PARAMS.
 set -u
 out=${1:-benchmarks/gpu}
 python=${PYTHON:-python3}
