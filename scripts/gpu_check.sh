@@ -20,6 +20,7 @@ pairs=${PAIRS_PER_BENCHMARK:-20000}     # the first N distinct pairs of each ben
 reference_pairs=${REFERENCE_PAIRS:-1000} # AlignScore's one-pair-at-a-time loop is timed on the first N only
 train_seconds=${TRAIN_TIMEOUT:-300}
 device=${DEVICE:-cuda}
+threads=${THREADS:-8} # CPU threads for tokenising and batching beside the GPU
 work=$(mktemp -d)
 mkdir -p "$out"
 log="$out/run.log"
@@ -49,8 +50,9 @@ settings=$("$python" -c "import json, yaml
 train = yaml.safe_load(open('params.yaml'))['aligner']['train']
 train.update(yaml.safe_load(open('config/gpu.yaml'))['aligner']['train'])
 print(json.dumps(train, sort_keys=True))")
+train_precision=$("$python" -c "import yaml; print(yaml.safe_load(open('config/gpu.yaml'))['aligner']['precision'])")
 step train-aligner timeout "$train_seconds" "$python" -m factlab train aligner --mixture "$mixture" --leakage-report "$leakage" \
-    --settings "$settings" --threads 8 --device "$device" --precision bf16 --out-dir "$work/aligner"
+    --settings "$settings" --threads "$threads" --device "$device" --precision "$train_precision" --out-dir "$work/aligner"
 for file in training_log.json curves.csv; do
     [ -f "$work/aligner/$file" ] && cp "$work/aligner/$file" "$out/aligner_$file"
 done
@@ -73,7 +75,7 @@ throughput() { # throughput NAME WORDS_PER_CHUNK PRECISION MAX_LENGTH BENCHMARK.
     step "throughput-$name" "$python" -m factlab score throughput --data "${data[@]}" --sentences "${sentences[@]}" \
         --model "$model" --entailment-label entailment --pairs-per-benchmark "$pairs" --reference-pairs "$reference_pairs" \
         --choice "$work/choice_$name.json" --chunk-policy reference --token-budget "$token_budget" --max-batch-pairs "$max_batch_pairs" \
-        --precision "$precision" --threads 8 --device "$device" --max-length "$max_length" --out "$out/throughput_$name.json"
+        --precision "$precision" --threads "$threads" --device "$device" --max-length "$max_length" --out "$out/throughput_$name.json"
 }
 # shellcheck disable=SC2086 # the benchmark lists split into words
 throughput scored_bf16 60 bf16 512 $benchmarks

@@ -10,8 +10,16 @@ from tiny_aligner import tiny_bert_config
 from transformers import BertForSequenceClassification
 
 from factlab.errors import ConfigError, FactlabError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, HubNLIScorer, load_pair_scorer, new_network, save_aligner
-from factlab.models.engine import EngineSettings, score_pair_distributions, score_pairs
+from factlab.models.aligner import (
+    AlignerConfig,
+    AlignerScorer,
+    DeferredAlignerScorer,
+    HubNLIScorer,
+    load_pair_scorer,
+    new_network,
+    save_aligner,
+)
+from factlab.models.engine import EngineSettings, PairCache, score_pair_distributions, score_pairs
 from factlab.models.support_heads import with_support_head
 from factlab.runtime import load_tokenizer
 
@@ -33,6 +41,34 @@ def test_saved_aligner_scores_the_same(tmp_path: Path) -> None:
     after = score_pairs(loaded, PAIRS, EngineSettings(progress=False)).scores
     assert after.tolist() == pytest.approx(before.tolist(), abs=1e-7)
     assert loaded.identity.startswith("aligner:")
+
+
+def test_saved_aligner_loads_only_when_a_pair_misses_the_cache(tmp_path: Path) -> None:
+    """A job whose pairs are all cached (SummaC-Conv after SummaC-ZS) never reads the weights; the first miss does,
+    and scores what the eager scorer scores."""
+    torch.manual_seed(2)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=64))
+    eager = AlignerScorer(network, tokenizer, device="cpu")
+    save_aligner(network, tokenizer, tmp_path / "aligner", {"seed": 2})
+    folder = str(tmp_path / "aligner")
+    first = load_pair_scorer(folder, device="cpu")
+    cache = PairCache()
+    expected = score_pair_distributions(first, PAIRS, EngineSettings(progress=False), cache).probabilities
+    cache.save(tmp_path / "pairs.parquet")
+    deferred = load_pair_scorer(folder, device="cpu")
+    assert isinstance(deferred, DeferredAlignerScorer) and not deferred.loaded
+    cached = PairCache.load(tmp_path / "pairs.parquet")
+    again = score_pair_distributions(deferred, PAIRS, EngineSettings(progress=False), cached)
+    assert again.counts["distinct_pairs_scored"] == 0
+    assert not deferred.loaded  # every pair came from the cache: the weights were never read
+    assert again.probabilities.tolist() == expected.tolist()
+    missing = [*PAIRS, ("A new premise about a harbour.", "A hypothesis it does not cover.")]
+    grown = score_pair_distributions(deferred, missing, EngineSettings(progress=False), cached)
+    assert deferred.loaded and grown.counts["distinct_pairs_scored"] == 1
+    reference = score_pair_distributions(eager, missing, EngineSettings(progress=False)).probabilities
+    assert grown.probabilities.ravel().tolist() == pytest.approx(reference.ravel().tolist(), abs=1e-6)
+    with pytest.raises(AttributeError):
+        deferred.not_an_attribute  # noqa: B018 (an unknown name is an AttributeError, not a load)
 
 
 def tiny_classifier(folder: Path, labels: list[str]) -> Path:

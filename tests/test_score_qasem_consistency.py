@@ -13,7 +13,7 @@ from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, DataError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, save_aligner
+from factlab.models.aligner import AlignerConfig, AlignerScorer, load_pair_scorer, new_network, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.preprocess.benchmark import sentence_units
 from factlab.preprocess.chunking import SentenceChunk, alignscore_chunks
@@ -350,7 +350,7 @@ def test_command_writes_the_scores_of_both_decompositions(
     qa_scores = pd.read_parquet(tmp_path / "scores_qas.parquet")
     sentence_scores = pd.read_parquet(tmp_path / "scores_sentences.parquet")
     assert {unit["unit"] for units in sentence_scores["units"] for unit in units} == {"sentence"}
-    aligner = AlignerScorer.load(tmp_path / "aligner", device="cpu")
+    aligner = load_pair_scorer(str(tmp_path / "aligner"), device="cpu")
     direct, _ = score_benchmark(responses, sentences, aligner, settings(support_head="binary"), ENGINE, qas=gold)
     assert qa_scores["score"].to_numpy() == pytest.approx(direct["score"].to_numpy(), abs=1e-6)
     three_way, _ = score_benchmark(responses, sentences, aligner, settings(), ENGINE, qas=gold)

@@ -16,7 +16,7 @@ from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, DataError, FactlabError
-from factlab.models.aligner import AlignerScorer, save_aligner
+from factlab.models.aligner import AlignerScorer, load_pair_scorer, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.scale import (
@@ -330,7 +330,7 @@ def test_commands_write_scores_and_the_retrieval_report(
              "--out", str(tmp_path / "scale.parquet"), "--report", str(tmp_path / "scale.json"),
              "--settings", json.dumps(PARAMS)]  # fmt: skip
     assert main(scale + model) == 0
-    direct, _ = score_scale(wice, sentences, AlignerScorer.load(tmp_path / "aligner", device="cpu"), settings(), ENGINE)
+    direct, _ = score_scale(wice, sentences, load_pair_scorer(str(tmp_path / "aligner"), device="cpu"), settings(), ENGINE)
     written = pd.read_parquet(tmp_path / "scale.parquet").set_index("example_id")["score"]  # jobs sort by example_id
     assert written.to_dict() == pytest.approx(direct.set_index("example_id")["score"].to_dict(), abs=1e-6)
     assert json.loads((tmp_path / "scale.json").read_text())["settings"]["retrieval"]["ks"] == [1, 3]

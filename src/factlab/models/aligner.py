@@ -199,10 +199,37 @@ class AlignerScorer:
     def distribution_identity(self) -> str:
         return self.identity  # the head fixes the classes: the weights name the distribution
 
-    @classmethod
-    def load(cls, model_dir: str | Path, device: str = "auto") -> AlignerScorer:
-        network, tokenizer = load_aligner(model_dir)
-        return cls(network, tokenizer, device=device, identity=f"aligner:{sha256_file(Path(model_dir) / WEIGHTS_FILE)}")
+
+class DeferredAlignerScorer(AlignerScorer):
+    """A trained aligner whose network and tokenizer load when first used. A job whose pairs all come from a
+    `PairCache` (SummaC-Conv after SummaC-ZS) then never imports transformers nor reads the weights: about 5 of
+    a smoke Conv job's 10 s on a 2-core Zen 3. Its identity (the cache key) is the weights' hash, read at once."""
+
+    LOADED = ("network", "tokenizer", "max_length", "token_types")  # what AlignerScorer.__init__ sets from the folder
+
+    def __init__(self, model_dir: str | Path, device: str = "auto") -> None:  # AlignerScorer.__init__ runs at the load
+        check_aligner_folder(model_dir)
+        self.model_dir = Path(model_dir)
+        self.device = select_device(device)
+        self.identity = aligner_identity(model_dir)
+
+    @property
+    def loaded(self) -> bool:
+        return "network" in vars(self)
+
+    def __getattr__(self, name: str) -> Any:  # only reached while `name` is unset: load, then read it
+        if name not in self.LOADED or "model_dir" not in vars(self):
+            raise AttributeError(name)
+        overrides = {key: value for key, value in vars(self).items() if key in self.LOADED}  # set before the load
+        network, tokenizer = load_aligner(self.model_dir)
+        AlignerScorer.__init__(self, network, tokenizer, device=str(self.device), identity=self.identity)
+        vars(self).update(overrides)  # e.g. a throughput run's shorter max_length
+        return getattr(self, name)
+
+
+def aligner_identity(model_dir: str | Path) -> str:
+    """The cache identity of a trained aligner: its weights' hash."""
+    return f"aligner:{sha256_file(Path(model_dir) / WEIGHTS_FILE)}"
 
 
 def save_aligner(network: AlignerNetwork, tokenizer: Any, model_dir: str | Path, settings: dict[str, Any]) -> None:
@@ -217,13 +244,18 @@ def save_aligner(network: AlignerNetwork, tokenizer: Any, model_dir: str | Path,
     write_json({"aligner": asdict(network.config), "settings": settings}, folder / CONFIG_FILE)
 
 
-def load_aligner(model_dir: str | Path) -> tuple[AlignerNetwork, Any]:
-    from transformers import AutoConfig, AutoTokenizer
-
+def check_aligner_folder(model_dir: str | Path) -> Path:
     folder = Path(model_dir)
     missing = [name for name in (WEIGHTS_FILE, CONFIG_FILE, ENCODER_DIR) if not (folder / name).exists()]
     if missing:
         raise FactlabError(f"{folder} is not a trained aligner: it lacks {missing}")
+    return folder
+
+
+def load_aligner(model_dir: str | Path) -> tuple[AlignerNetwork, Any]:
+    from transformers import AutoConfig, AutoTokenizer
+
+    folder = check_aligner_folder(model_dir)
     os.environ["HF_HUB_OFFLINE"] = "1"  # everything is in the folder
     config = AlignerConfig(**json.loads((folder / CONFIG_FILE).read_text())["aligner"])
     encoder_config = AutoConfig.from_pretrained(folder / ENCODER_DIR)
@@ -330,7 +362,7 @@ def load_pair_scorer(
     method asks it for distributions).
     """
     if (Path(model) / CONFIG_FILE).is_file():
-        return AlignerScorer.load(model, device=device)
+        return DeferredAlignerScorer(model, device=device)
     from factlab.models.alignscore_checkpoint import AlignScoreCheckpointScorer, is_alignscore_checkpoint
 
     if is_alignscore_checkpoint(model):

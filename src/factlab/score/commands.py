@@ -128,6 +128,7 @@ def run_pair_job(
         {**counts, "load_seconds": round(load_seconds, 2)},
         time.perf_counter() - started - load_seconds,
         model=scorer.identity,
+        model_loaded=getattr(scorer, "loaded", True),  # False: every pair came from pairs_in, the weights stayed unread
         device=str(scorer.device),
         precision=engine.precision,
         settings=asdict(settings),
