@@ -36,7 +36,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -118,7 +120,7 @@ def read_spans(path: Path) -> pd.DataFrame:
     return table
 
 
-def locate_span(text: str, row: pd.Series, *, file: Path) -> tuple[int, int, bool]:
+def locate_span(text: str, row: Mapping[str, Any], *, file: Path) -> tuple[int, int, bool]:
     """[start, end) of one marked span in the unescaped `text`, and whether it was found by its text."""
     span = unescape(row["hallucinated_span"])
     start, end = int(row["hallucinated_span_start"]) - 1, int(row["hallucinated_span_end"]) - 1
@@ -178,27 +180,32 @@ def adapt_xsumfaith_spans(raw: RawFiles) -> Built:
         "spans_cutting_tokens": 0,
     }
     table = table[~duplicates]
+    # Plain records grouped in Python: pandas indexing per summary and worker (7,500 groups) took 28 s of a 30 s build.
+    by_summary: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in table.to_dict("records"):
+        by_summary.setdefault((record["bbcid"], record["system"]), []).append(record)
     rows = []
-    for (bbcid, system), group in table.groupby(PAIR_KEY, sort=False):
-        where = f"row {group['row'].iloc[0]}"
-        summaries = group["summary"].unique()
+    for (bbcid, system), group in by_summary.items():
+        where = f"row {group[0]['row']}"
+        summaries = {record["summary"] for record in group}
         if len(summaries) != 1:
             raise DataError("workers of one summary saw different texts", file=path, record=where, field="summary")
-        text = unescape(summaries[0])
+        text = unescape(summaries.pop())
+        by_worker: dict[str, list[dict[str, Any]]] = {}
+        for record in group:
+            by_worker.setdefault(record["worker_id"], []).append(record)
         spans_by_worker: dict[str, list[list]] = {}
-        for worker, marks in group.groupby("worker_id", sort=True):
-            marked = marks[marks["hallucination_type"] != NO_SPAN]
-            nulls = marks[marks["hallucination_type"] == NO_SPAN]
-            if (nulls[["hallucinated_span_start", "hallucinated_span_end"]] != -1).any(axis=None):
+        for worker in sorted(by_worker):
+            marks = by_worker[worker]
+            marked = [record for record in marks if record["hallucination_type"] != NO_SPAN]
+            nulls = [record for record in marks if record["hallucination_type"] == NO_SPAN]
+            if any(record["hallucinated_span_start"] != -1 or record["hallucinated_span_end"] != -1 for record in nulls):
                 raise DataError(
-                    "a NULL row must have offsets -1",
-                    file=path,
-                    record=f"row {nulls['row'].iloc[0]}",
-                    field="hallucinated_span_start",
+                    "a NULL row must have offsets -1", file=path, record=f"row {nulls[0]['row']}", field="hallucinated_span_start"
                 )
             counts["null_rows_beside_spans"] += int(len(marked) > 0 and len(nulls) > 0)
             spans = []
-            for _, mark in marked.iterrows():
+            for mark in marked:
                 start, end, by_text = locate_span(text, mark, file=path)
                 counts["spans_located_by_text"] += by_text
                 spans.append([start, end, mark["hallucination_type"]])
