@@ -54,10 +54,10 @@ encoded = timed("encode_pairs", lambda: encode_pairs(tokenizer, pairs, 256, scor
 
 
 def profile_budget(budget: int) -> None:
-    batches = length_batches([len(e.input_ids) for e in encoded], budget, 4096)
+    batches = length_batches(encoded.lengths.tolist(), budget, 4096)
     out[f"batches_{budget}"] = len(batches)
     padded = timed(
-        f"pad_{budget}", lambda: [pad_batch([encoded[i] for i in b], tokenizer.pad_token_id, scorer.device) for b in batches]
+        f"pad_{budget}", lambda: [pad_batch(encoded, b, tokenizer.pad_token_id, scorer.device) for b in batches]
     )
 
     def forward(bf16: bool):

@@ -15,6 +15,7 @@ from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
 from factlab.models.engine import (
     EngineSettings,
     PairCache,
+    PairTemplate,
     encode_pairs,
     length_batches,
     pad_batch,
@@ -49,30 +50,68 @@ def test_bert_pair_template_matches_the_tokenizer(scorer: AlignerScorer) -> None
     template = pair_template(scorer.tokenizer)
     premise, hypothesis = "The cat sat on the mat.", "A cat sat."
     expected = scorer.tokenizer(premise, hypothesis)
-    [encoded] = encode_pairs(scorer.tokenizer, [(premise, hypothesis)], 128)
+    encoded = encode_pairs(scorer.tokenizer, [(premise, hypothesis)], 128)
     assert template.prefix == [scorer.tokenizer.cls_token_id]
-    assert encoded.input_ids == list(expected["input_ids"])
-    assert encoded.token_type_ids == list(expected["token_type_ids"])
-    assert encoded.premise_cut == encoded.hypothesis_cut == 0
+    assert encoded.input_ids(0) == list(expected["input_ids"])
+    assert encoded.token_type_ids(0) == list(expected["token_type_ids"])
+    assert encoded.premise_cut.tolist() == encoded.hypothesis_cut.tolist() == [0]
 
 
 def test_padded_batch_matches_the_tokenizers_padding(scorer: AlignerScorer, real_pairs: list[tuple[str, str]]) -> None:
     short = real_pairs[6:]  # summary pairs: no cuts at 128, lengths differ
     expected = scorer.tokenizer([p for p, _ in short], [h for _, h in short], padding=True, return_tensors="pt")
-    ids, mask, types = pad_batch(encode_pairs(scorer.tokenizer, short, 128), scorer.tokenizer.pad_token_id, torch.device("cpu"))
+    encoded = encode_pairs(scorer.tokenizer, short, 128)
+    ids, mask, types = pad_batch(encoded, range(len(short)), scorer.tokenizer.pad_token_id, torch.device("cpu"))
     assert len(set(expected["attention_mask"].sum(dim=1).tolist())) > 1  # the padding is exercised
     assert torch.equal(ids, expected["input_ids"])
     assert torch.equal(mask, expected["attention_mask"])
     assert torch.equal(types, expected["token_type_ids"])
 
 
+def test_padded_rows_in_any_order_match_the_tokenizers_cut(scorer: AlignerScorer, real_pairs: list[tuple[str, str]]) -> None:
+    """Long articles cut to 128 pieces, rows asked for out of order: the tokenizer's own cut and padding."""
+    rows = [7, 0, 9, 3, 5, 1]  # long articles (cut) and summary pairs, unsorted
+    encoded = encode_pairs(scorer.tokenizer, real_pairs, 128)
+    chosen = [real_pairs[row] for row in rows]
+    expected = scorer.tokenizer(
+        [p for p, _ in chosen], [h for _, h in chosen], truncation="only_first", max_length=128, padding=True, return_tensors="pt"
+    )
+    ids, mask, types = pad_batch(encoded, rows, scorer.tokenizer.pad_token_id, torch.device("cpu"))
+    assert (encoded.premise_cut[rows] > 0).sum() == 4
+    assert torch.equal(ids, expected["input_ids"])
+    assert torch.equal(mask, expected["attention_mask"])
+    assert torch.equal(types, expected["token_type_ids"])
+
+
+def test_padded_rows_follow_any_template_and_the_hypothesis_cut(scorer: AlignerScorer) -> None:
+    """A RoBERTa-like template (two middle pieces, one token type) and a hypothesis longer than the room: each row
+    is the template around the kept pieces, worked out here from the tokenizer's pieces."""
+    tokenizer = scorer.tokenizer
+    template = PairTemplate(prefix=[101], middle=[102, 102], suffix=[102], type_a=0, type_b=0)
+    long_claim = " ".join(["claim"] * 40)
+    pairs = [("A premise of several words here.", long_claim), ("Short.", "Also short.")]
+    encoded = encode_pairs(tokenizer, pairs, 24, template)
+    ids, mask, types = pad_batch(encoded, [1, 0], tokenizer.pad_token_id, torch.device("cpu"))
+    pieces = [tokenizer(text, add_special_tokens=False)["input_ids"] for pair in pairs for text in pair]
+    room = 24 - 4
+    claim_kept = pieces[1][: room - 1]  # the hypothesis keeps room - 1 pieces, the premise one
+    first = [101, pieces[0][0], 102, 102, *claim_kept, 102]
+    second = [101, *pieces[2], 102, 102, *pieces[3], 102]
+    assert encoded.hypothesis_cut.tolist() == [40 - (room - 1), 0]
+    assert encoded.premise_cut.tolist() == [len(pieces[0]) - 1, 0]
+    pad = tokenizer.pad_token_id
+    assert ids.tolist() == [second + [pad] * (len(first) - len(second)), first]
+    assert mask.tolist() == [[1] * len(second) + [0] * (len(first) - len(second)), [1] * len(first)]
+    assert types.abs().sum() == 0
+
+
 def test_premise_cut_is_counted_exactly(scorer: AlignerScorer) -> None:
     premise = " ".join(["word"] * 200)  # "word" is one word piece: 200 pieces
-    [encoded] = encode_pairs(scorer.tokenizer, [(premise, "A short claim.")], 64)
+    encoded = encode_pairs(scorer.tokenizer, [(premise, "A short claim.")], 64)
     claim_pieces = len(scorer.tokenizer("A short claim.", add_special_tokens=False)["input_ids"])
-    assert len(encoded.input_ids) == 64
-    assert encoded.premise_cut == 200 - (64 - 3 - claim_pieces)  # 3 = [CLS] [SEP] [SEP]
-    assert encoded.hypothesis_cut == 0
+    assert len(encoded.input_ids(0)) == encoded.lengths[0] == 64
+    assert encoded.premise_cut[0] == 200 - (64 - 3 - claim_pieces)  # 3 = [CLS] [SEP] [SEP]
+    assert encoded.hypothesis_cut[0] == 0
 
 
 def test_engine_equals_the_reference_loop(scorer: AlignerScorer, real_pairs: list[tuple[str, str]]) -> None:

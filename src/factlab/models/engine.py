@@ -123,11 +123,39 @@ class EngineSettings:
 
 
 @dataclass
-class EncodedPair:
-    input_ids: list[int]
-    token_type_ids: list[int]
-    premise_cut: int  # word pieces of the premise left out
-    hypothesis_cut: int
+class EncodedPairs:
+    """Pairs encoded column-wise: each pair's kept premise and hypothesis pieces are a (start, length) into a
+    pool of every distinct text's pieces, so a batch is gathered by numpy rather than built from a list per pair
+    (a Python list per pair capped a GPU's engine: `pad_batch`)."""
+
+    template: PairTemplate
+    premise_pool: np.ndarray  # the pieces of every distinct premise, concatenated
+    premise_start: np.ndarray  # per pair: where its premise starts in the pool
+    premise_kept: np.ndarray  # per pair: premise pieces kept
+    hypothesis_pool: np.ndarray
+    hypothesis_start: np.ndarray
+    hypothesis_kept: np.ndarray
+    premise_cut: np.ndarray  # per pair: word pieces of the premise left out
+    hypothesis_cut: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.premise_start)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Pieces of each encoded pair, special tokens included."""
+        return self.template.special_pieces + self.premise_kept + self.hypothesis_kept
+
+    def input_ids(self, index: int) -> list[int]:
+        """One pair's ids (for inspection and tests; batches come from `pad_batch`)."""
+        start, kept = self.premise_start[index], self.premise_kept[index]
+        h_start, h_kept = self.hypothesis_start[index], self.hypothesis_kept[index]
+        premise = self.premise_pool[start : start + kept].tolist()
+        return self.template.build(premise, self.hypothesis_pool[h_start : h_start + h_kept].tolist())[0]
+
+    def token_type_ids(self, index: int) -> list[int]:
+        first = len(self.template.prefix) + int(self.premise_kept[index]) + len(self.template.middle)
+        return [self.template.type_a] * first + [self.template.type_b] * (int(self.lengths[index]) - first)
 
 
 @dataclass
@@ -235,6 +263,10 @@ class PairTemplate:
     def hypothesis_text(self, hypothesis: str) -> str:
         return self.hypothesis_format.format(hypothesis=hypothesis)
 
+    @property
+    def special_pieces(self) -> int:
+        return len(self.prefix) + len(self.middle) + len(self.suffix)
+
     def build(self, premise_ids: list[int], hypothesis_ids: list[int]) -> tuple[list[int], list[int]]:
         ids = self.prefix + premise_ids + self.middle + hypothesis_ids + self.suffix
         first = len(self.prefix) + len(premise_ids) + len(self.middle)
@@ -262,7 +294,7 @@ def scorer_template(scorer: PairScorer) -> PairTemplate:
 
 def encode_pairs(
     tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int, template: PairTemplate | None = None
-) -> list[EncodedPair]:
+) -> EncodedPairs:
     """Token ids of each pair inside `template` (default: the tokenizer's special tokens); premise cut first, then hypothesis."""
     with paused_garbage_collection():
         return _encode_pairs(tokenizer, pairs, max_length, template or pair_template(tokenizer))
@@ -270,7 +302,7 @@ def encode_pairs(
 
 @contextlib.contextmanager
 def paused_garbage_collection() -> Iterator[None]:
-    """Encoding makes a few lists per pair and no cycles; the collector's passes over them cost 25-40% of
+    """Encoding makes a few lists per text and no cycles; the collector's passes over them cost 25-40% of
     `encode_pairs` (11,398 pairs of 256 pieces: 1.64-1.95 s with it, 1.20-1.24 s without, 2-core EPYC)."""
     enabled = gc.isenabled()
     gc.disable()
@@ -281,25 +313,40 @@ def paused_garbage_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int, template: PairTemplate) -> list[EncodedPair]:
-    premises = sorted({premise for premise, _ in pairs})
-    hypotheses = sorted({hypothesis for _, hypothesis in pairs})
-    premise_ids = dict(zip(premises, tokenizer(premises, add_special_tokens=False)["input_ids"], strict=True))
-    hypothesis_pieces = tokenizer([template.hypothesis_text(h) for h in hypotheses], add_special_tokens=False)["input_ids"]
-    hypothesis_ids = dict(zip(hypotheses, hypothesis_pieces, strict=True))
-    room = max_length - len(template.prefix) - len(template.middle) - len(template.suffix)
+def _pool(pieces: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every text's pieces concatenated, with each text's start and length."""
+    lengths = np.fromiter((len(ids) for ids in pieces), dtype=np.int64, count=len(pieces))
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    pool = np.fromiter(chain.from_iterable(pieces), dtype=np.int64, count=int(lengths.sum()))
+    return pool, starts, lengths
+
+
+def _encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: int, template: PairTemplate) -> EncodedPairs:
+    room = max_length - template.special_pieces
     if room < 2:
         raise FactlabError(f"max_length {max_length} leaves no room for a pair")
-    encoded = []
-    for premise, hypothesis in pairs:
-        p_ids, h_ids = premise_ids[premise], hypothesis_ids[hypothesis]
-        hypothesis_cut = max(0, len(h_ids) - (room - 1))  # keep at least one premise piece
-        h_ids = h_ids[: len(h_ids) - hypothesis_cut]
-        premise_cut = max(0, len(p_ids) - (room - len(h_ids)))
-        p_ids = p_ids[: len(p_ids) - premise_cut]
-        input_ids, token_types = template.build(p_ids, h_ids)
-        encoded.append(EncodedPair(input_ids, token_types, premise_cut, hypothesis_cut))
-    return encoded
+    premises = {premise: index for index, premise in enumerate(sorted({premise for premise, _ in pairs}))}
+    hypotheses = {hypothesis: index for index, hypothesis in enumerate(sorted({hypothesis for _, hypothesis in pairs}))}
+    premise_pool, premise_starts, premise_lengths = _pool(tokenizer(list(premises), add_special_tokens=False)["input_ids"])
+    hypothesis_pieces = tokenizer([template.hypothesis_text(hypothesis) for hypothesis in hypotheses], add_special_tokens=False)
+    hypothesis_pool, hypothesis_starts, hypothesis_lengths = _pool(hypothesis_pieces["input_ids"])
+    premise_of = np.fromiter((premises[premise] for premise, _ in pairs), dtype=np.int64, count=len(pairs))
+    hypothesis_of = np.fromiter((hypotheses[hypothesis] for _, hypothesis in pairs), dtype=np.int64, count=len(pairs))
+    premise_length, hypothesis_length = premise_lengths[premise_of], hypothesis_lengths[hypothesis_of]
+    hypothesis_cut = np.maximum(0, hypothesis_length - (room - 1))  # keep at least one premise piece
+    hypothesis_kept = hypothesis_length - hypothesis_cut
+    premise_cut = np.maximum(0, premise_length - (room - hypothesis_kept))
+    return EncodedPairs(
+        template,
+        premise_pool,
+        premise_starts[premise_of],
+        premise_length - premise_cut,
+        hypothesis_pool,
+        hypothesis_starts[hypothesis_of],
+        hypothesis_kept,
+        premise_cut,
+        hypothesis_cut,
+    )
 
 
 def length_batches(lengths: Sequence[int], token_budget: int, max_rows: int) -> list[list[int]]:
@@ -318,24 +365,42 @@ def length_batches(lengths: Sequence[int], token_budget: int, max_rows: int) -> 
     return batches
 
 
-def pad_batch(items: Sequence[EncodedPair], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Ids, attention mask and token types of `items`, right-padded to the longest, on `device`.
-    One vectorised fill, not a tensor per row: 256 rows of 100 pieces take 1.3 ms here, against 19 ms row by row
-    (2-core EPYC), which alone would cap a GPU's engine near 13k pairs/s."""
-    lengths = np.fromiter((len(item.input_ids) for item in items), dtype=np.int64, count=len(items))
-    mask = np.arange(int(lengths.max())) < lengths[:, None]  # row-major: True cells in the order the rows list them
-    cells = int(lengths.sum())
-
-    def filled(rows: Iterable[list[int]], background: int) -> np.ndarray:
-        array = np.full(mask.shape, background, dtype=np.int64)
-        array[mask] = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=cells)
-        return array
-
-    ids = filled((item.input_ids for item in items), pad_id)
-    types = filled((item.token_type_ids for item in items), 0)
+def pad_batch(
+    encoded: EncodedPairs, rows: Sequence[int], pad_id: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Ids, attention mask and token types of `encoded`'s `rows`, right-padded to the longest, on `device`.
+    Each cell says which segment it reads (prefix, premise, middle, hypothesis, suffix, padding) and where: a few
+    whole-array numpy operations, no Python per row or per piece."""
+    template = encoded.template
+    rows = np.asarray(rows, dtype=np.int64)
+    premise_kept = encoded.premise_kept[rows][:, None]
+    hypothesis_kept = encoded.hypothesis_kept[rows][:, None]
+    # where each segment starts, per row: prefix | premise | middle | hypothesis | suffix | padding
+    premise_from = len(template.prefix)
+    middle_from = premise_from + premise_kept
+    hypothesis_from = middle_from + len(template.middle)
+    suffix_from = hypothesis_from + hypothesis_kept
+    end = suffix_from + len(template.suffix)
+    column = np.arange(int(end.max()))[None, :]
+    specials = np.array([*template.prefix, *template.middle, *template.suffix, pad_id], dtype=np.int64)
+    premise_cell = encoded.premise_start[rows][:, None] + column - premise_from
+    hypothesis_cell = encoded.hypothesis_start[rows][:, None] + column - hypothesis_from
+    in_premise = (column >= premise_from) & (column < middle_from)
+    in_hypothesis = (column >= hypothesis_from) & (column < suffix_from)
+    special_cell = np.select(  # the cell's index into `specials` (pad last)
+        [column < premise_from, column < hypothesis_from, column < end],
+        [column, len(template.prefix) + column - middle_from, len(template.prefix) + len(template.middle) + column - suffix_from],
+        len(specials) - 1,
+    )
+    ids = specials[np.where(in_premise | in_hypothesis, 0, special_cell)]
+    ids[in_premise] = encoded.premise_pool[premise_cell[in_premise]]
+    ids[in_hypothesis] = encoded.hypothesis_pool[hypothesis_cell[in_hypothesis]]
+    mask = column < end
+    types = np.where(column < hypothesis_from, template.type_a, template.type_b) * mask
     non_blocking = device.type == "cuda"
     return tuple(  # type: ignore[return-value]
-        torch.from_numpy(array).to(device, non_blocking=non_blocking) for array in (ids, mask.astype(np.int64), types)
+        torch.from_numpy(np.ascontiguousarray(array, dtype=np.int64)).to(device, non_blocking=non_blocking)
+        for array in (ids, mask, types)
     )
 
 
@@ -398,14 +463,14 @@ def _score(
             todo[key] = pair
     todo_keys = list(todo)
     pending = [todo[key] for key in todo_keys]
-    encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else []
-    batches = length_batches([len(item.input_ids) for item in encoded], settings.token_budget, settings.max_batch_pairs)
+    encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else None
+    lengths = encoded.lengths.tolist() if encoded is not None else []
+    batches = length_batches(lengths, settings.token_budget, settings.max_batch_pairs)
     shapes: list[tuple[int, int]] = []
     answers: list[tuple[list[int], torch.Tensor]] = []
     with inference_context(precision, scorer.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
-            items = [encoded[index] for index in batch]
-            ids, mask, types = pad_batch(items, scorer.tokenizer.pad_token_id, scorer.device)
+            ids, mask, types = pad_batch(encoded, batch, scorer.tokenizer.pad_token_id, scorer.device)
             shapes.append(tuple(ids.shape))
             answer = forward(ids, mask, types)
             if kind == DISTRIBUTION:
@@ -420,13 +485,12 @@ def _score(
     values = np.array([entry[0] for entry in entries], dtype=np.float64)
     premise_cut = np.array([entry[1] for entry in entries], dtype=np.int64)
     hypothesis_cut = np.array([entry[2] for entry in entries], dtype=np.int64)
-    real_tokens = sum(len(item.input_ids) for item in encoded)
     counts = {
         "pairs": len(pairs),
-        "distinct_pairs_scored": len(encoded),
-        "pairs_from_cache_or_duplicates": len(pairs) - len(encoded),
+        "distinct_pairs_scored": len(lengths),
+        "pairs_from_cache_or_duplicates": len(pairs) - len(lengths),
         "batches": len(batches),
-        "tokens": real_tokens,
+        "tokens": sum(lengths),
         "padded_tokens": sum(rows * width for rows, width in shapes),
         "pairs_premise_cut": int((premise_cut > 0).sum()),
         "pairs_hypothesis_cut": int((hypothesis_cut > 0).sum()),
@@ -443,13 +507,14 @@ def _score(
 
 
 def _store_answers(
-    answers: list[tuple[list[int], torch.Tensor]], encoded: list[EncodedPair], keys: list[str], kind: Kind, cache: PairCache
+    answers: list[tuple[list[int], torch.Tensor]], encoded: EncodedPairs | None, keys: list[str], kind: Kind, cache: PairCache
 ) -> None:
     """Copy the batches' answers to the CPU and into the cache; empties `answers`."""
     for batch, answer in answers:
-        for index, value in zip(batch, answer.cpu().numpy(), strict=True):
-            item = encoded[index]
-            cache.store(kind, keys[index], value, item.premise_cut, item.hypothesis_cut)
+        assert encoded is not None  # answers exist only for encoded pairs
+        premise_cut, hypothesis_cut = encoded.premise_cut[batch].tolist(), encoded.hypothesis_cut[batch].tolist()
+        for index, value, p_cut, h_cut in zip(batch, answer.cpu().numpy(), premise_cut, hypothesis_cut, strict=True):
+            cache.store(kind, keys[index], value, p_cut, h_cut)
     answers.clear()
 
 

@@ -33,7 +33,6 @@ from torch.nn import functional as F
 from factlab.errors import FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network
 from factlab.models.engine import (
-    EncodedPair,
     EngineSettings,
     autocast_context,
     encode_pairs,
@@ -162,16 +161,14 @@ def train_aligner(
     precision = resolve_precision(precision, target_device)
     scorer = AlignerScorer(network, tokenizer, device=device)
     network.train()
-    encoded: list[EncodedPair] = encode_pairs(
-        tokenizer, list(zip(train["text_a"], train["text_b"], strict=True)), settings.max_length
-    )
+    encoded = encode_pairs(tokenizer, list(zip(train["text_a"], train["text_b"], strict=True)), settings.max_length)
     targets = row_targets(train)
     counts = Counter(
         train_pairs=len(train),
         validation_pairs=len(validation),
-        train_pairs_premise_cut=sum(item.premise_cut > 0 for item in encoded),
-        train_pairs_hypothesis_cut=sum(item.hypothesis_cut > 0 for item in encoded),
-        train_tokens=sum(len(item.input_ids) for item in encoded),
+        train_pairs_premise_cut=int((encoded.premise_cut > 0).sum()),
+        train_pairs_hypothesis_cut=int((encoded.hypothesis_cut > 0).sum()),
+        train_tokens=int(encoded.lengths.sum()),
     )
     optimizer = optimizer_for(network, settings.encoder_lr, settings.head_lr, settings.weight_decay, eps=settings.adam_eps)
     steps_per_epoch = math.ceil(len(train) / settings.batch_pairs)
@@ -191,9 +188,9 @@ def train_aligner(
     for epoch in range(1, settings.epochs + 1):
         epoch_start = time.perf_counter()
         totals: Counter[str] = Counter()
-        batches = bucketed_batches([len(item.input_ids) for item in encoded], settings.batch_pairs, rng)
+        batches = bucketed_batches(encoded.lengths.tolist(), settings.batch_pairs, rng)
         for number, rows in enumerate(batches, start=1):
-            ids, mask, types = pad_batch([encoded[i] for i in rows], tokenizer.pad_token_id, target_device)
+            ids, mask, types = pad_batch(encoded, rows, tokenizer.pad_token_id, target_device)
             with autocast_context(precision, target_device):
                 outputs = network(ids, mask, types if scorer.token_types else None)
             # the losses in fp32 on the CPU, whatever the forward's precision and device (no-ops for fp32 on a CPU)
