@@ -44,8 +44,8 @@ def test_saved_aligner_scores_the_same(tmp_path: Path) -> None:
 
 
 def test_saved_aligner_loads_only_when_a_pair_misses_the_cache(tmp_path: Path) -> None:
-    """A job whose pairs are all cached (SummaC-Conv after SummaC-ZS) never reads the weights; the first miss does,
-    and scores what the eager scorer scores."""
+    """A job whose pairs are all cached (SummaC-Conv after SummaC-ZS) never deserialises the weights; the first miss
+    does, keeps what was set before it (a throughput run's shorter max_length), and scores what the eager scorer does."""
     torch.manual_seed(2)
     network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=64))
     eager = AlignerScorer(network, tokenizer, device="cpu")
@@ -60,15 +60,28 @@ def test_saved_aligner_loads_only_when_a_pair_misses_the_cache(tmp_path: Path) -
     cached = PairCache.load(tmp_path / "pairs.parquet")
     again = score_pair_distributions(deferred, PAIRS, EngineSettings(progress=False), cached)
     assert again.counts["distinct_pairs_scored"] == 0
-    assert not deferred.loaded  # every pair came from the cache: the weights were never read
+    assert not deferred.loaded and deferred.load_seconds == 0.0  # every pair came from the cache
     assert again.probabilities.tolist() == expected.tolist()
+    deferred.max_length = 32  # set before the load: it must survive it
     missing = [*PAIRS, ("A new premise about a harbour.", "A hypothesis it does not cover.")]
     grown = score_pair_distributions(deferred, missing, EngineSettings(progress=False), cached)
-    assert deferred.loaded and grown.counts["distinct_pairs_scored"] == 1
+    assert deferred.loaded and deferred.load_seconds > 0 and grown.counts["distinct_pairs_scored"] == 1
+    assert deferred.max_length == 32 and len(deferred.network.encoder.encoder.layer) == 1
+    eager.max_length = 32
     reference = score_pair_distributions(eager, missing, EngineSettings(progress=False)).probabilities
     assert grown.probabilities.ravel().tolist() == pytest.approx(reference.ravel().tolist(), abs=1e-6)
     with pytest.raises(AttributeError):
         deferred.not_an_attribute  # noqa: B018 (an unknown name is an AttributeError, not a load)
+
+
+def test_a_failed_deferred_load_is_an_error_not_a_missing_attribute(tmp_path: Path) -> None:
+    torch.manual_seed(3)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=64))
+    save_aligner(network, tokenizer, tmp_path / "aligner", {"seed": 3})
+    deferred = load_pair_scorer(str(tmp_path / "aligner"), device="cpu")
+    (tmp_path / "aligner" / "aligner.json").write_text('{"aligner": {"no_such_field": 1}}')
+    with pytest.raises(FactlabError, match="aligner"):
+        hasattr(deferred, "tokenizer")
 
 
 def tiny_classifier(folder: Path, labels: list[str]) -> Path:

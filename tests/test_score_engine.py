@@ -83,26 +83,39 @@ def test_padded_rows_in_any_order_match_the_tokenizers_cut(scorer: AlignerScorer
     assert torch.equal(types, expected["token_type_ids"])
 
 
-def test_padded_rows_follow_any_template_and_the_hypothesis_cut(scorer: AlignerScorer) -> None:
-    """A RoBERTa-like template (two middle pieces, one token type) and a hypothesis longer than the room: each row
-    is the template around the kept pieces, worked out here from the tokenizer's pieces."""
+@pytest.mark.parametrize(
+    "template",
+    [
+        PairTemplate(prefix=[5], middle=[6, 7], suffix=[8], type_a=1, type_b=2),  # every segment its own ids and types
+        PairTemplate(prefix=[], middle=[], suffix=[8], type_a=0, type_b=0),  # a yes/no prompt's shape: no prefix, no middle
+    ],
+)
+def test_padded_rows_follow_any_template_and_the_hypothesis_cut(scorer: AlignerScorer, template: PairTemplate) -> None:
+    """A hypothesis longer than the room, an empty premise and two rows out of order: each row is the template around
+    the kept pieces, worked out here from the tokenizer's pieces."""
     tokenizer = scorer.tokenizer
-    template = PairTemplate(prefix=[101], middle=[102, 102], suffix=[102], type_a=0, type_b=0)
     long_claim = " ".join(["claim"] * 40)
-    pairs = [("A premise of several words here.", long_claim), ("Short.", "Also short.")]
+    pairs = [("A premise of several words here.", long_claim), ("", "Also short."), ("Short.", "Also short.")]
     encoded = encode_pairs(tokenizer, pairs, 24, template)
-    ids, mask, types = pad_batch(encoded, [1, 0], tokenizer.pad_token_id, torch.device("cpu"))
+    ids, mask, types = pad_batch(encoded, [2, 0, 1], tokenizer.pad_token_id, torch.device("cpu"))
     pieces = [tokenizer(text, add_special_tokens=False)["input_ids"] for pair in pairs for text in pair]
-    room = 24 - 4
+    room = 24 - len(template.prefix) - len(template.middle) - len(template.suffix)
     claim_kept = pieces[1][: room - 1]  # the hypothesis keeps room - 1 pieces, the premise one
-    first = [101, pieces[0][0], 102, 102, *claim_kept, 102]
-    second = [101, *pieces[2], 102, 102, *pieces[3], 102]
-    assert encoded.hypothesis_cut.tolist() == [40 - (room - 1), 0]
-    assert encoded.premise_cut.tolist() == [len(pieces[0]) - 1, 0]
+
+    def row(premise: list[int], hypothesis: list[int]) -> tuple[list[int], list[int]]:
+        first = template.prefix + premise + template.middle
+        return first + hypothesis + template.suffix, [template.type_a] * len(first) + [template.type_b] * (
+            len(hypothesis) + len(template.suffix)
+        )
+
+    expected = [row(pieces[4], pieces[5]), row(pieces[0][:1], claim_kept), row([], pieces[3])]
+    width = max(len(ids_) for ids_, _ in expected)
     pad = tokenizer.pad_token_id
-    assert ids.tolist() == [second + [pad] * (len(first) - len(second)), first]
-    assert mask.tolist() == [[1] * len(second) + [0] * (len(first) - len(second)), [1] * len(first)]
-    assert types.abs().sum() == 0
+    assert encoded.hypothesis_cut.tolist() == [40 - (room - 1), 0, 0]
+    assert encoded.premise_cut.tolist() == [len(pieces[0]) - 1, 0, 0]
+    assert ids.tolist() == [ids_ + [pad] * (width - len(ids_)) for ids_, _ in expected]
+    assert mask.tolist() == [[1] * len(ids_) + [0] * (width - len(ids_)) for ids_, _ in expected]
+    assert types.tolist() == [types_ + [0] * (width - len(types_)) for _, types_ in expected]
 
 
 def test_premise_cut_is_counted_exactly(scorer: AlignerScorer) -> None:

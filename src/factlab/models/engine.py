@@ -124,9 +124,9 @@ class EngineSettings:
 
 @dataclass
 class EncodedPairs:
-    """Pairs encoded column-wise: each pair's kept premise and hypothesis pieces are a (start, length) into a
-    pool of every distinct text's pieces, so a batch is gathered by numpy rather than built from a list per pair
-    (a Python list per pair capped a GPU's engine: `pad_batch`)."""
+    """Pairs encoded column-wise: each pair's kept premise and hypothesis pieces are a (start, count) into a pool
+    of every distinct text's pieces, so `pad_batch` gathers a batch with numpy. Lists built per pair and per piece
+    had been most of the engine's CPU time, which a GPU waits for."""
 
     template: PairTemplate
     premise_pool: np.ndarray  # the pieces of every distinct premise, concatenated

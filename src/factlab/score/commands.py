@@ -121,6 +121,7 @@ def run_pair_job(
     scores, counts = score(examples, pd.read_parquet(args.sentences), scorer, settings, engine, **shared)
     if pairs_out:
         cache.save(pairs_out)
+    load_seconds += getattr(scorer, "load_seconds", 0.0)  # a deferred aligner loads at its first uncached pair
     write_job(
         args,
         scorer_name,
