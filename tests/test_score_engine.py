@@ -52,8 +52,9 @@ def test_bert_pair_template_matches_the_tokenizer(scorer: AlignerScorer) -> None
     expected = scorer.tokenizer(premise, hypothesis)
     encoded = encode_pairs(scorer.tokenizer, [(premise, hypothesis)], 128)
     assert template.prefix == [scorer.tokenizer.cls_token_id]
-    assert encoded.input_ids(0) == list(expected["input_ids"])
-    assert encoded.token_type_ids(0) == list(expected["token_type_ids"])
+    ids, types = encoded.pair(0)
+    assert ids == list(expected["input_ids"])
+    assert types == list(expected["token_type_ids"])
     assert encoded.premise_cut.tolist() == encoded.hypothesis_cut.tolist() == [0]
 
 
@@ -122,7 +123,7 @@ def test_premise_cut_is_counted_exactly(scorer: AlignerScorer) -> None:
     premise = " ".join(["word"] * 200)  # "word" is one word piece: 200 pieces
     encoded = encode_pairs(scorer.tokenizer, [(premise, "A short claim.")], 64)
     claim_pieces = len(scorer.tokenizer("A short claim.", add_special_tokens=False)["input_ids"])
-    assert len(encoded.input_ids(0)) == encoded.lengths[0] == 64
+    assert len(encoded.pair(0)[0]) == encoded.lengths[0] == 64
     assert encoded.premise_cut[0] == 200 - (64 - 3 - claim_pieces)  # 3 = [CLS] [SEP] [SEP]
     assert encoded.hypothesis_cut[0] == 0
 

@@ -138,24 +138,17 @@ class EncodedPairs:
     premise_cut: np.ndarray  # per pair: word pieces of the premise left out
     hypothesis_cut: np.ndarray
 
-    def __len__(self) -> int:
-        return len(self.premise_start)
-
     @property
     def lengths(self) -> np.ndarray:
         """Pieces of each encoded pair, special tokens included."""
         return self.template.special_pieces + self.premise_kept + self.hypothesis_kept
 
-    def input_ids(self, index: int) -> list[int]:
-        """One pair's ids (for inspection and tests; batches come from `pad_batch`)."""
+    def pair(self, index: int) -> tuple[list[int], list[int]]:
+        """One pair's ids and token types (for inspection and tests; batches come from `pad_batch`)."""
         start, kept = self.premise_start[index], self.premise_kept[index]
         h_start, h_kept = self.hypothesis_start[index], self.hypothesis_kept[index]
         premise = self.premise_pool[start : start + kept].tolist()
-        return self.template.build(premise, self.hypothesis_pool[h_start : h_start + h_kept].tolist())[0]
-
-    def token_type_ids(self, index: int) -> list[int]:
-        first = len(self.template.prefix) + int(self.premise_kept[index]) + len(self.template.middle)
-        return [self.template.type_a] * first + [self.template.type_b] * (int(self.lengths[index]) - first)
+        return self.template.build(premise, self.hypothesis_pool[h_start : h_start + h_kept].tolist())
 
 
 @dataclass
