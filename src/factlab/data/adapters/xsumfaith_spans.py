@@ -181,11 +181,12 @@ def adapt_xsumfaith_spans(raw: RawFiles) -> Built:
     }
     table = table[~duplicates]
     # Plain records grouped in Python: pandas indexing per summary and worker (7,500 groups) took 28 s of a 30 s build.
-    by_summary: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_summary: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for record in table.to_dict("records"):
-        by_summary.setdefault((record["bbcid"], record["system"]), []).append(record)
+        by_summary.setdefault(tuple(record[column] for column in PAIR_KEY), []).append(record)
     rows = []
-    for (bbcid, system), group in by_summary.items():
+    for key, group in by_summary.items():
+        bbcid, system = key
         where = f"row {group[0]['row']}"
         summaries = {record["summary"] for record in group}
         if len(summaries) != 1:
@@ -211,9 +212,9 @@ def adapt_xsumfaith_spans(raw: RawFiles) -> Built:
                 spans.append([start, end, mark["hallucination_type"]])
             spans_by_worker[str(worker)] = sorted(spans)
         output = text
-        in_factuality = (bbcid, system) in factuality.index
-        if in_factuality and factuality[(bbcid, system)] != text:
-            output = factuality[(bbcid, system)]
+        in_factuality = key in factuality.index
+        if in_factuality and factuality[key] != text:
+            output = factuality[key]
             spans_by_worker = {worker: move_spans(spans, text, output) for worker, spans in spans_by_worker.items()}
             counts["outputs_aligned_to_factuality"] += 1
         tokens = tokenize(output)
