@@ -165,3 +165,10 @@ def test_a_failed_save_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytes
     monkeypatch.undo()
     cache.save()  # still marked unsaved, so the next save writes it
     assert [path.name for path in (tmp_path / "cache").iterdir()] == ["codedeps.json"]
+
+
+def test_a_name_a_package_imports_lazily_brings_in_only_its_submodule() -> None:
+    # `from factlab.metaeval import fleiss_kappa`: factlab.metaeval imports it from .agreement on first use (LAZY_EXPORTS)
+    closure = module_closure(["factlab.metaeval.published.agreement"])
+    assert "src/factlab/metaeval/agreement.py" in closure
+    assert "src/factlab/metaeval/williams.py" not in closure

@@ -23,7 +23,7 @@ from typing import Literal
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from factlab.metaeval.correlation import pearson
+from factlab.metaeval.correlations import pearson
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import paired_vectors, require_same_length
 from factlab.metaeval.partial import residualize
