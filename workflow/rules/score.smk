@@ -667,8 +667,9 @@ rule benchmark_scoring_throughput:
         "logs/score/scoring_throughput.log",
     conda:
         CONDA_ENV
-    # Timings: alone on the machine (Snakemake caps a job's threads at --cores, so this takes them all).
-    threads: ALL_CORES
+    # Timings: alone on the machine (Snakemake caps a job's threads at --cores, so this takes them all), unless
+    # score.throughput.threads names fewer (the smoke, which only exercises the rule).
+    threads: param("score.throughput.threads") or ALL_CORES
     resources:
         gpu=int(param("score.device") == "cuda"),
     params:
