@@ -172,3 +172,24 @@ def test_a_name_a_package_imports_lazily_brings_in_only_its_submodule() -> None:
     closure = module_closure(["factlab.metaeval.published.agreement"])
     assert "src/factlab/metaeval/agreement.py" in closure
     assert "src/factlab/metaeval/williams.py" not in closure
+
+
+def test_lazy_packages_are_imported_only_in_forms_the_closure_follows() -> None:
+    # codedeps follows `from factlab.metaeval import name` to the submodule defining it; `import factlab.metaeval`,
+    # `from factlab import metaeval` and `from factlab.metaeval import *` reach names it cannot see.
+    lazy = {
+        ".".join(("factlab", *path.parent.relative_to(codedeps.PACKAGE_DIR).parts))
+        for path in codedeps.PACKAGE_DIR.rglob("__init__.py")
+        if codedeps.literal_constant(path, codedeps.LAZY_EXPORTS_NAME)
+    }
+    assert "factlab.metaeval" in lazy
+    offending = []
+    for path in sorted(codedeps.PACKAGE_DIR.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                offending += [f"{path}: import {alias.name}" for alias in node.names if alias.name in lazy]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = {f"{node.module}.{alias.name}" for alias in node.names}
+                if names & lazy or (node.module in lazy and "*" in {alias.name for alias in node.names}):
+                    offending.append(f"{path}: from {node.module} import ...")
+    assert not offending
