@@ -13,8 +13,8 @@ HEAVY_LIBRARIES = ("statsmodels", "krippendorff", "sklearn", "scipy.stats")
 
 def test_no_exported_name_is_also_a_submodule() -> None:
     # Importing a submodule binds its name in the package: a statistic of the same name would then read as the module.
-    submodules = {path.stem for path in Path(factlab.metaeval.__file__).parent.iterdir() if path.suffix == ".py"}
-    submodules |= {path.name for path in Path(factlab.metaeval.__file__).parent.iterdir() if path.is_dir()}
+    folder = Path(factlab.metaeval.__file__).parent
+    submodules = {path.stem for path in folder.iterdir() if path.suffix == ".py" or path.is_dir()}
     assert not submodules & set(factlab.metaeval.__all__)
 
 

@@ -68,4 +68,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *LAZY_EXPORTS])
+    return sorted({*globals(), *LAZY_EXPORTS})  # a set: a name already resolved is in both
