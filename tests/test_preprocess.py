@@ -280,6 +280,15 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
     assert len(pd.read_parquet(tmp_path / "chunks.parquet")) == sum(c["chunks"] for c in report["chunks"].values())
     assert len(pd.read_parquet(tmp_path / "triples.parquet")) == sum(report["triples"].values())
     assert report["words_per_s"] > 0
+    # Without triples (a benchmark no scorer reads triples of): no triple counts, and only the two steps timed.
+    assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
+                   "--out", tmp_path / "report_no_triples.json") == 0  # fmt: skip
+    without = json.loads((tmp_path / "report_no_triples.json").read_text())
+    assert without["triples"] is None and without["sentences_without_triples"] is None
+    assert set(without["seconds"]) == {"sentences", "chunks", "total"}
+    steps = [json.loads((tmp_path / f"{step}.json").read_text()) for step in ("sentences", "chunks")]
+    assert without["seconds"]["total"] == pytest.approx(sum(step["seconds"] for step in steps), abs=1e-3)
+    assert without["sentences"] == report["sentences"] and without["chunks"] == report["chunks"]
 
     bad = qags_xsum.head(3).copy()
     bad.loc[2, "output"] = None

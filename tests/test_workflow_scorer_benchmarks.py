@@ -1,7 +1,7 @@
 """score.scorer_benchmarks, read from the real workflow's dry runs: a scorer restricted to some benchmarks gets
 score jobs for those only, and every consumer (SummaC-Conv's reuse of ZS pairs, the detection and FRANK tables,
-localisation, the report pages, the pipeline-cost table) asks only for score files that exist, and QA parsing runs
-only where QASemConsistency reads the parser's QAs."""
+localisation, the report pages, the pipeline-cost table) asks only for score files that exist, QA parsing runs
+only where QASemConsistency reads the parser's QAs, and OpenIE extraction only where OpenIE triples scores."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-RESTRICTED = {"qasem_consistency": ["frank", "qasem_consistency"], "summac_zs": ["frank", "xsumfaith"]}
+RESTRICTED = {
+    "qasem_consistency": ["frank", "qasem_consistency"],
+    "summac_zs": ["frank", "xsumfaith"],
+    "openie_triples": ["frank", "summeval"],
+}
 
 
 def dry_run(tmp_path: Path, *configs: dict, check: bool = True) -> subprocess.CompletedProcess:
@@ -63,6 +67,14 @@ def test_a_restricted_scorer_scores_and_is_read_only_where_named(tmp_path: Path)
     # QA parsing follows QASemConsistency: only the benchmarks whose parser QAs it reads are parsed.
     assert scored(everything, "preprocess_qas") == all_benchmarks
     assert scored(found, "preprocess_qas") == set(RESTRICTED["qasem_consistency"])
+    # Triples follow OpenIE triples, their one reader; every preprocessed benchmark still gets its report.
+    assert scored(everything, "preprocess_triples") == all_benchmarks
+    assert scored(found, "preprocess_triples") == set(RESTRICTED["openie_triples"])
+    reports = {re.search(r"--chunks-report results/preprocess/(\w+)/", shell).group(1): shell
+               for rule, _, shell in found if rule == "preprocess_report"}  # fmt: skip
+    assert set(reports) == all_benchmarks
+    for benchmark, shell in reports.items():
+        assert ("--triples-report" in shell) == (benchmark in RESTRICTED["openie_triples"]), shell
     # SummaC-Conv still scores everything: with ZS's pairs where ZS scores the benchmark, its own elsewhere.
     conv = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found if rule == "score_summac_conv"}
     assert set(conv) == all_benchmarks

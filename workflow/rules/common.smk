@@ -221,6 +221,24 @@ def report_optional_arguments(wildcards, input):
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 
+# Preprocess stage (preprocess.smk): triples only where a scorer reads them (TRIPLE_BENCHMARKS, score.smk).
+def triples_report(wildcards):
+    """A benchmark's triples report, where its triples are extracted; none elsewhere."""
+    if wildcards.benchmark not in TRIPLE_BENCHMARKS:
+        return []
+    return f"results/preprocess/{wildcards.benchmark}/reports/triples.json"
+
+
+def preprocess_outputs(wildcards):
+    """The `preprocess` target: every preprocessed benchmark's units and report, triples where extracted."""
+    units = ["sentences.parquet", "chunks.parquet", "report.json"]
+    return [
+        f"results/preprocess/{name}/{unit}"
+        for name in PREPROCESS_BENCHMARKS
+        for unit in units
+    ] + [f"results/preprocess/{name}/triples.parquet" for name in TRIPLE_BENCHMARKS]
+
+
 # The parser's QAs of a benchmark (preprocess_qas).
 PARSED_QAS = "results/preprocess/{benchmark}/qas.parquet"
 

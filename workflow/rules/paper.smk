@@ -436,10 +436,10 @@ COST_BENCHMARKS = [
         for rule in (
             rules.preprocess_sentences,
             rules.preprocess_chunks,
-            rules.preprocess_triples,
         )
         for path in expand(rule.benchmark, benchmark=PREPROCESS_BENCHMARKS)
     ],
+    *expand(rules.preprocess_triples.benchmark, benchmark=TRIPLE_BENCHMARKS),
     *expand(rules.preprocess_qas.benchmark, benchmark=PARSED_QA_BENCHMARKS),
     rules.train_qasem_parser.benchmark,
     rules.build_training_mixture.benchmark,

@@ -2,7 +2,8 @@
 # file so later stages depend only on what they read; report.json merges the counts and words/s.
 #   results/preprocess/<benchmark>/sentences.parquet  sources split once per doc_id, outputs per example_id
 #   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
-#   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence
+#   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence, for the benchmarks that
+#                                                     openie_triples scores (TRIPLE_BENCHMARKS, score.smk)
 #   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
 #   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser), for the
 #                                                     benchmarks whose QAs QASemConsistency reads
@@ -117,7 +118,7 @@ rule preprocess_report:
     input:
         sentences=f"{PREPROCESS_DIR}/reports/sentences.json",
         chunks=f"{PREPROCESS_DIR}/reports/chunks.json",
-        triples=f"{PREPROCESS_DIR}/reports/triples.json",
+        triples=triples_report,
         code=code("preprocess", "report"),
     output:
         f"{PREPROCESS_DIR}/report.json",
@@ -125,21 +126,18 @@ rule preprocess_report:
         "logs/preprocess/{benchmark}/report.log",
     conda:
         CONDA_ENV
+    params:
+        triples=lambda wildcards, input: (
+            f"--triples-report {input.triples}" if input.triples else ""
+        ),
     shell:
         "factlab preprocess report --sentences-report {input.sentences} --chunks-report {input.chunks} "
-        "--triples-report {input.triples} --out {output} > {log} 2>&1"
-
-
-PREPROCESS_OUTPUTS = expand(
-    f"{PREPROCESS_DIR}/{{unit}}",
-    benchmark=PREPROCESS_BENCHMARKS,
-    unit=["sentences.parquet", "chunks.parquet", "triples.parquet", "report.json"],
-)
+        "{params.triples} --out {output} > {log} 2>&1"
 
 
 rule preprocess:
     input:
-        PREPROCESS_OUTPUTS,
+        preprocess_outputs,
 
 
 # QASem units of every preprocessed benchmark: the parser chosen by qasem.parser (trained: the model

@@ -539,14 +539,19 @@ def triple_units(sentences: pd.DataFrame, benchmark: str, batch_size: int = 64) 
 # The stage report and the whole stage in one call
 
 
-def merge_reports(sentences: Mapping[str, Any], chunks: Mapping[str, Any], triples: Mapping[str, Any]) -> dict[str, Any]:
+def merge_reports(
+    sentences: Mapping[str, Any], chunks: Mapping[str, Any], triples: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The per-benchmark report.json: counts of every step, and words/s of the whole stage
-    (the benchmark's words over the seconds of the three steps, model loading not included)."""
-    names = {report["benchmark"] for report in (sentences, chunks, triples)}
+    (the benchmark's words over the seconds of the steps that ran, model loading not included).
+    `triples` is None where no triples were extracted (the workflow extracts them only for the benchmarks
+    that OpenIE triples scores): the triple counts are then None and their seconds not counted."""
+    steps = {"sentences": sentences, "chunks": chunks, **({"triples": triples} if triples is not None else {})}
+    names = {report["benchmark"] for report in steps.values()}
     if len(names) != 1:
         raise FactlabError(f"reports of different benchmarks cannot be merged: {sorted(names)}")
     policies = chunks["policies"]
-    seconds = {"sentences": sentences["seconds"], "chunks": chunks["seconds"], "triples": triples["seconds"]}
+    seconds = {step: report["seconds"] for step, report in steps.items()}
     words = sentences["words_source"] + sentences["words_output"]
     all_seconds = sum(seconds.values())
     dropped = sum(value for counts in policies.values() for key, value in counts.items() if key.startswith("dropped_"))
@@ -560,9 +565,11 @@ def merge_reports(sentences: Mapping[str, Any], chunks: Mapping[str, Any], tripl
         "chunks": dict(policies),  # ChunkReport fields summed over documents, per policy
         "truncated": sum(counts["truncated"] for counts in policies.values()),
         "scale_prompt_tokens_max": chunks["scale_prompt_tokens_max"],
-        "triples": {SOURCE: triples["triples_source"], OUTPUT: triples["triples_output"]},
-        "triples_negated": triples["triples_negated"],
-        "sentences_without_triples": {
+        "triples": None if triples is None else {SOURCE: triples["triples_source"], OUTPUT: triples["triples_output"]},
+        "triples_negated": None if triples is None else triples["triples_negated"],
+        "sentences_without_triples": None
+        if triples is None
+        else {
             SOURCE: triples["sentences_without_triples_source"],
             OUTPUT: triples["sentences_without_triples_output"],
         },
@@ -571,13 +578,9 @@ def merge_reports(sentences: Mapping[str, Any], chunks: Mapping[str, Any], tripl
         "words_source": sentences["words_source"],
         "words_output": sentences["words_output"],
         "seconds": {**seconds, "total": round(all_seconds, 3)},
-        "load_seconds": round(sentences["load_seconds"] + chunks["load_seconds"] + triples["load_seconds"], 3),
+        "load_seconds": round(sum(report["load_seconds"] for report in steps.values()), 3),
         "words_per_s": round(words / all_seconds, 1) if all_seconds > 0 else None,
-        "words_per_s_by_step": {
-            "sentences": sentences["words_per_s"],
-            "chunks": chunks["words_per_s"],
-            "triples": triples["words_per_s"],
-        },
+        "words_per_s_by_step": {step: report["words_per_s"] for step, report in steps.items()},
     }
 
 

@@ -68,7 +68,7 @@ def register(commands: Any) -> None:
     report = commands.add_parser("report", help="merge the step reports into report.json")
     report.add_argument("--sentences-report", required=True)
     report.add_argument("--chunks-report", required=True)
-    report.add_argument("--triples-report", required=True)
+    report.add_argument("--triples-report", help="absent where no triples were extracted (no scorer reads them)")
     report.add_argument("--out", required=True)
     report.set_defaults(func=run_report)
 
@@ -107,9 +107,11 @@ def run_triples(args: argparse.Namespace) -> None:
 
 
 def run_report(args: argparse.Namespace) -> None:
-    paths = (args.sentences_report, args.chunks_report, args.triples_report)
-    parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
-    write_report(merge_reports(*parts), args.out)
+    sentences, chunks, triples = (
+        json.loads(Path(path).read_text(encoding="utf-8")) if path else None
+        for path in (args.sentences_report, args.chunks_report, args.triples_report)
+    )
+    write_report(merge_reports(sentences, chunks, triples), args.out)
 
 
 def _add_benchmark_arguments(command: argparse.ArgumentParser) -> None:
