@@ -261,6 +261,7 @@ def run(tmp_path: Path, gold: str, scores: list[str], benchmark="bench", policie
         confidence=0.95,
         out=str(tmp_path / "tokens.csv"),
         report=str(tmp_path / "report.json"),
+        out_metrics=str(tmp_path / "metrics.json"),
     )
     run_localisation(args)
     return pd.read_csv(args.out).set_index("policy"), json.loads(Path(args.report).read_text())
@@ -292,6 +293,14 @@ def test_command_on_a_hand_built_table(tmp_path):
     assert entry["split"] == {"kind": "upstream", "validation": "dev", "evaluated": "test"}
     assert entry["scorers"]["alignscore"]["thresholds"] == pytest.approx(expected_thresholds)
     assert entry["scorers"]["alignscore"]["unscored"] == 1 and entry["agreement"] is None
+    # metrics.json: the same numbers per scorer and dataset, against scikit-learn.
+    metrics = json.loads((tmp_path / "metrics.json").read_text())["alignscore"]["gold_tokens"]
+    assert set(metrics) == {"roc_auc", "f1_fixed05", "f1_val_tuned", "f1_oracle", "f1_flag_all"}
+    assert metrics["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-4)
+    for policy, threshold in expected_thresholds.items():
+        f1 = precision_recall_fscore_support(y, (support < threshold).astype(int), average="binary")[2]
+        assert metrics[f"f1_{policy}"] == pytest.approx(f1, abs=1e-4)
+    assert metrics["f1_flag_all"] == pytest.approx(2 * 0.2 / 1.2, abs=1e-4)  # precision 0.2, recall 1
 
 
 def test_command_splits_a_one_split_table_by_document_and_measures_agreement(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -228,12 +229,47 @@ def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every
                "--data", *(str(tmp_path / "data" / f"{name}.parquet") for name in parts),
                "--validation", "cut_a", "cut_b", "--resamples", "20", "--confidence", "0.9", "--seed", "1",
                "--ece-bins", "2", "--reliability-bins", "2", "--out", str(tmp_path / "auc.csv"),
-               "--out-reliability", str(tmp_path / "reliability.csv"), "--report", str(tmp_path / "report.json")]  # fmt: skip
+               "--out-reliability", str(tmp_path / "reliability.csv"), "--report", str(tmp_path / "report.json"),
+               "--out-metrics", str(tmp_path / "metrics.json")]  # fmt: skip
     assert main(command) == 0
     table = pd.read_csv(tmp_path / "auc.csv").set_index("scorer")
     assert set(table["benchmark"]) == {"reported"}
     assert table.loc["one_cut", "tuning_overlap"] == pytest.approx(0.5)
     assert table.loc["no_cut", "tuning_overlap"] == pytest.approx(0.5)
+    # metrics.json: every scorer's headline numbers on the reported benchmark, against scikit-learn.
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    reported = parts["reported"]
+    auc = roc_auc_score(reported["label"], np.linspace(0.2, 0.8, len(reported)))
+    bacc = balanced_accuracy_score(reported["label"], np.linspace(0.2, 0.8, len(reported)) >= 0.5)
+    assert set(metrics) == set(scored)
+    for scorer in scored:
+        assert metrics[scorer]["benchmarks"] == 1
+        assert metrics[scorer]["roc_auc"] == {"reported": pytest.approx(auc, abs=1e-4)}
+        assert metrics[scorer]["mean_roc_auc"] == pytest.approx(auc, abs=1e-4)
+        assert metrics[scorer]["mean_bacc_fixed05"] == pytest.approx(bacc, abs=1e-4)
     absent = command[: command.index("cut_b") + 1] + ["cut_c"] + command[command.index("cut_b") + 1 :]
     assert main(absent) != 0  # a validation benchmark without its data: its overlap cannot be measured
     assert "no --data file for validation benchmark(s) ['cut_c']" in capsys.readouterr().err
+
+
+def test_headline_metrics_average_only_the_benchmarks_with_an_auc() -> None:
+    """A benchmark with one label (no AUC) is left out of the scorer's means and counts; worked by hand."""
+    from factlab.metaeval.scorers import headline_metrics
+
+    table = pd.DataFrame(
+        {
+            "scorer": ["a", "a", "a", "b"],
+            "benchmark": ["x", "y", "one_label", "x"],
+            "roc_auc": [0.8, 0.6, np.nan, 0.55],
+            "bacc_fixed05": [0.75, 0.5, np.nan, 0.5],
+        }
+    )
+    metrics = headline_metrics(table)
+    assert metrics["a"] == {
+        "benchmarks": 2,
+        "mean_roc_auc": 0.7,
+        "mean_bacc_fixed05": 0.625,
+        "roc_auc": {"x": 0.8, "y": 0.6},
+        "bacc_fixed05": {"x": 0.75, "y": 0.5},
+    }
+    assert metrics["b"]["mean_roc_auc"] == 0.55 and metrics["b"]["benchmarks"] == 1

@@ -285,6 +285,7 @@ for _table, _benchmarks in (
             auc=f"{METAEVAL_DIR}/{_table}/auc.csv",
             report=f"{METAEVAL_DIR}/{_table}/thresholds.json",
             reliability=f"{METAEVAL_DIR}/{_table}/reliability.csv",
+            metrics=f"{METAEVAL_DIR}/{_table}/metrics.json",
         log:
             f"logs/metaeval/{_table}_detection.log",
         conda:
@@ -300,7 +301,8 @@ for _table, _benchmarks in (
             "factlab metaeval detection --scores {input.scores} --data {input.data} --validation {params.validation} "
             "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
             "--ece-bins {params.ece_bins} --reliability-bins {params.reliability_bins} --out {output.auc} "
-            "--out-reliability {output.reliability} --report {output.report} > {log} 2>&1"
+            "--out-reliability {output.reliability} --report {output.report} --out-metrics {output.metrics} "
+            "> {log} 2>&1"
 
 
 # factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
@@ -365,6 +367,7 @@ rule evaluate_localisation:
     output:
         tokens=f"{METAEVAL_DIR}/localisation/tokens.csv",
         report=f"{METAEVAL_DIR}/localisation/report.json",
+        metrics=f"{METAEVAL_DIR}/localisation/metrics.json",
     log:
         "logs/metaeval/localisation.log",
     conda:
@@ -381,7 +384,8 @@ rule evaluate_localisation:
     shell:
         "factlab metaeval localisation --scores {input.scores} --gold {params.gold} --policies {params.policies} "
         "--val-fraction {params.val_fraction} --seed {params.seed} --resamples {params.resamples} "
-        "--confidence {params.confidence} --out {output.tokens} --report {output.report} > {log} 2>&1"
+        "--confidence {params.confidence} --out {output.tokens} --report {output.report} "
+        "--out-metrics {output.metrics} > {log} 2>&1"
 
 
 # QASemConsistency's QA decomposition against sentences and the parser's QAs (score_qa_decomposition).

@@ -20,6 +20,7 @@ positive) with a document-bootstrap CI of F1, ROC AUC with its CI, token and exa
 report.json: the splits, thresholds, counts (unscored examples, tokens outside every sentence) and,
 where several annotators marked the outputs, their agreement over tokens (`all` outputs of the gold
 table, and `evaluated`: every output of the evaluated part, scored or not, e.g. XSumFaith's Gold summaries).
+metrics.json: per scorer and gold dataset, token AUC and F1 per policy and of the baseline (`dvc metrics show`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import pandas as pd
 
 from factlab.commands import write_report
 from factlab.errors import DataError, FactlabError
-from factlab.io import write_text
+from factlab.io import write_json, write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (
@@ -96,6 +97,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--confidence", type=float, required=True)
     parser.add_argument("--out", required=True, help="CSV (tokens.csv)")
     parser.add_argument("--report", required=True, help="JSON (report.json)")
+    parser.add_argument("--out-metrics", required=True, help="metrics.json: the headline numbers per scorer (dvc metrics)")
     parser.set_defaults(func=run_localisation)
 
 
@@ -412,3 +414,23 @@ def run_localisation(args: argparse.Namespace) -> None:
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
     write_report(report, args.report)
+    write_json(headline_metrics(table), args.out_metrics)
+
+
+HEADLINE_DIGITS = 4
+
+
+def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
+    """metrics.json (`dvc metrics show`): per scorer and gold dataset, the token ROC AUC and token F1 under each
+    threshold policy and of the flag-every-token baseline (`f1_flag_all`, on the same tokens as the scorer's)."""
+
+    def rounded(value: Any) -> float | None:
+        return None if pd.isna(value) else round(float(value), HEADLINE_DIGITS)
+
+    metrics: dict[str, Any] = {}
+    for row in table.itertuples(index=False):
+        entry = metrics.setdefault(row.scorer, {}).setdefault(row.dataset, {})
+        if row.policy != "flag_all":
+            entry["roc_auc"] = rounded(row.roc_auc)
+        entry[f"f1_{row.policy}"] = rounded(row.f1)
+    return metrics

@@ -9,14 +9,15 @@ data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the
 paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
 (`factlab.metaeval.paired`). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
 scores pooled over the table's reported benchmarks, raw (where scores lie in [0, 1]) and after the
-isotonic calibration fitted on validation data. `tuning_overlap` is the share of a benchmark's scored examples whose
-source or output shares a run of 8 words with a tuning example's (the aligner mixture's leakage rule,
-`factlab.train.leakage`): SummaC's XSum and SummEval cuts reach XSumFaith, FRANK and TRUE's SummEval in another
-tokenisation, which an exact comparison of source strings missed; a share, because one stock phrase shared by a
-few dialogue or Wikipedia examples is chance, not overlap. The tuning data are every validation benchmark given, for
-every scorer: besides its own `val_tuned` threshold, AlignScore's head and chunk size were chosen on all the cuts (and
-QASemConsistency reads its chunk size), and the ensemble inherits its member AlignScore's tuning (its own fit examples
-share no run with the scored benchmark, by construction).
+isotonic calibration fitted on validation data. `metrics.json` holds each scorer's headline numbers (AUC and
+balanced accuracy at 0.5 per benchmark, and their means) for `dvc metrics show`. `tuning_overlap` is the share of a
+benchmark's scored examples whose source or output shares a run of 8 words with a tuning example's (the aligner
+mixture's leakage rule, `factlab.train.leakage`): SummaC's XSum and SummEval cuts reach XSumFaith, FRANK and TRUE's
+SummEval in another tokenisation, which an exact comparison of source strings missed; a share, because one stock
+phrase shared by a few dialogue or Wikipedia examples is chance, not overlap. The tuning data are every validation
+benchmark given, for every scorer: besides its own `val_tuned` threshold, AlignScore's head and chunk size were
+chosen on all the cuts (and QASemConsistency reads its chunk size), and the ensemble inherits its member
+AlignScore's tuning (its own fit examples share no run with the scored benchmark, by construction).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import pandas as pd
 
 from factlab.commands import write_report
 from factlab.errors import FactlabError
-from factlab.io import write_text
+from factlab.io import write_json, write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.calibration import (
     as_probabilities,
@@ -84,6 +85,7 @@ def register(commands: Any) -> None:
     detection.add_argument("--out", required=True, help="CSV")
     detection.add_argument("--out-reliability", required=True, help="CSV: reliability-diagram bins per scorer")
     detection.add_argument("--report", required=True, help="JSON: thresholds and what was left out")
+    detection.add_argument("--out-metrics", required=True, help="metrics.json: the headline numbers per scorer (dvc metrics)")
     detection.set_defaults(func=run_detection)
 
 
@@ -286,6 +288,35 @@ def run_detection(args: argparse.Namespace) -> None:
     reliability_table = pd.DataFrame(reliability, columns=list(RELIABILITY_COLUMNS))
     write_text(reliability_table.to_csv(index=False, float_format="%.6g"), args.out_reliability)
     write_report(report, args.report)
+    write_json(headline_metrics(table), args.out_metrics)
+
+
+HEADLINE_DIGITS = 4
+
+
+def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
+    """metrics.json (`dvc metrics show`): per scorer, ROC AUC and balanced accuracy at 0.5 on each reported benchmark
+    where both are defined (both labels present), and their unweighted means over those benchmarks (TRUE's summary:
+    the mean AUC over its sets). A mean is comparable between scorers only over the same benchmarks: `benchmarks`
+    counts them."""
+
+    def rounded(value: float) -> float:
+        return round(float(value), HEADLINE_DIGITS)
+
+    metrics: dict[str, Any] = {}
+    for scorer, rows in table.groupby("scorer", sort=True):
+        rows = rows.dropna(subset=["roc_auc"]).sort_values("benchmark")
+        bacc = rows.dropna(subset=["bacc_fixed05"])
+        metrics[str(scorer)] = {
+            "benchmarks": len(rows),
+            "mean_roc_auc": rounded(rows["roc_auc"].mean()) if len(rows) else None,
+            "mean_bacc_fixed05": rounded(bacc["bacc_fixed05"].mean()) if len(bacc) else None,
+            "roc_auc": {str(name): rounded(value) for name, value in zip(rows["benchmark"], rows["roc_auc"], strict=True)},
+            "bacc_fixed05": {
+                str(name): rounded(value) for name, value in zip(bacc["benchmark"], bacc["bacc_fixed05"], strict=True)
+            },
+        }
+    return metrics
 
 
 RAW, ISOTONIC = "raw", "isotonic"
