@@ -24,6 +24,7 @@ from factlab.metaeval.localisation import (
     flag_tokens,
     policy_threshold,
     project_sentence_support,
+    project_unit_support,
     token_agreement,
     token_prf,
     token_roc_auc,
@@ -65,6 +66,27 @@ def test_a_token_split_between_sentences_takes_the_larger_share_then_the_earlier
 def test_projection_refuses_bad_input(tokens, sentences, support):
     with pytest.raises(StatisticsError):
         project_sentence_support(tokens, sentences, support)
+
+
+def test_unit_projection_worked_by_hand():
+    # "Snow is hot and white." QA 1: predicate "is" [5, 7), answer "hot" [8, 11), support 0.2; QA 2: predicate "is",
+    # answer "Snow" [0, 4), support 0.9; "and white." is in no QA: support 1.
+    tokens = [[0, 4], [5, 7], [8, 11], [12, 15], [16, 21], [21, 22]]
+    projected = project_unit_support(tokens, [[[5, 7], [8, 11]], [[5, 7], [0, 4]]], [0.2, 0.9])
+    assert projected.support.tolist() == [0.9, 0.2, 0.2, 1.0, 1.0, 1.0]  # "is": the lower of its two QAs
+    assert projected.sentence_index.tolist() == [1, 0, 0, -1, -1, -1] and projected.n_outside == 3
+    # A span covering part of a token covers the token; ties keep the earlier unit; a unit without spans covers none.
+    tied = project_unit_support([[0, 6], [7, 9]], [[[2, 3]], [[0, 1]], []], [0.4, 0.4, 0.1])
+    assert tied.support.tolist() == [0.4, 1.0] and tied.sentence_index.tolist() == [0, -1]
+
+
+@pytest.mark.parametrize(
+    ("spans", "support"),
+    [([[[0, 4]]], [np.nan]), ([[[3, 3]]], [0.5]), ([[[0, 4]]], [0.5, 0.6])],
+)
+def test_unit_projection_refuses_bad_input(spans, support):
+    with pytest.raises(StatisticsError):
+        project_unit_support([[0, 4]], spans, support)
 
 
 # Precision, recall, F1, AUC against scikit-learn
@@ -301,6 +323,41 @@ def test_command_on_a_hand_built_table(tmp_path):
         f1 = precision_recall_fscore_support(y, (support < threshold).astype(int), average="binary")[2]
         assert metrics[f"f1_{policy}"] == pytest.approx(f1, abs=1e-4)
     assert metrics["f1_flag_all"] == pytest.approx(2 * 0.2 / 1.2, abs=1e-4)  # precision 0.2, recall 1
+
+
+def test_command_localises_a_qa_scorer_by_its_units(tmp_path):
+    """A QASemConsistency-style table (`units` with output spans) on the hand-built gold: each token takes the lowest
+    support of the QAs covering it, 1 where none does; t1 fell back to its sentences (their spans)."""
+    gold_rows = HAND_GOLD[:4]
+    qa = {"unit": "qa"}
+    scored = {
+        "d1": [qa | {"output_spans": [[16, 20], [11, 15]], "score": 0.3}, qa | {"output_spans": [[5, 9], [0, 4]], "score": 0.8}],
+        "d2": [qa | {"output_spans": [[6, 10], [0, 5]], "score": 0.4}],
+        "t1": [
+            {"unit": "sentence", "output_spans": [[0, 10]], "score": 0.9},
+            {"unit": "sentence", "output_spans": [[11, 20]], "score": 0.3},
+        ],
+        "t2": [qa | {"output_spans": [[5, 7], [8, 11]], "score": 0.1}, qa | {"output_spans": [[5, 7], [0, 4]], "score": 0.7}],
+    }  # fmt: skip
+    gold = tmp_path / "gold_tokens.parquet"
+    pd.DataFrame(gold_rows).to_parquet(gold)
+    scores = tmp_path / "score" / "bench" / "qasem_consistency.parquet"
+    scores.parent.mkdir(parents=True)
+    pd.DataFrame([{"example_id": eid, "score": 0.5, "units": units} for eid, units in scored.items()]).to_parquet(scores)
+    table, report = run(tmp_path, str(gold), [str(scores)])
+    # Evaluated (test) tokens: t1 "Fish swim ." 0.9 (the last "." is inside sentence 1), "Fish fly ." 0.3;
+    # t2 "Snow" 0.7, "is" 0.1, "hot" 0.1, "." uncovered 1.0.
+    support = np.array([0.9, 0.9, 0.9, 0.3, 0.3, 0.3, 0.7, 0.1, 0.1, 1.0])
+    y = np.array([0, 0, 0, 0, 1, 0, 0, 0, 1, 0])
+    row = table.loc["fixed05"]
+    precision, recall, f1, _ = precision_recall_fscore_support(y, (support < 0.5).astype(int), average="binary")
+    assert (row["precision"], row["recall"], row["f1"]) == pytest.approx((precision, recall, f1), abs=1e-6)
+    assert row["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
+    assert row["n_tokens_outside_sentences"] == 4  # the full stops in no QA: d1's two, d2's and t2's
+    # Validation (dev) tokens: d1 "Cats" .8 "purr" .8 "." 1 "Dogs" .3 "bark" .3 "." 1; d2 "Birds" .4 "sing" .4 "." 1,
+    # unsupported 0 0 0 1 1 0 1 1 0: flagging support < .8 (0.3 and 0.4) finds all four with no false flag.
+    assert table.loc["val_tuned", "threshold"] == pytest.approx(0.8)
+    assert report["datasets"]["gold_tokens"]["scorers"]["qasem_consistency"]["tokens_outside_sentences"] == 4
 
 
 def test_command_splits_a_one_split_table_by_document_and_measures_agreement(tmp_path):

@@ -34,10 +34,10 @@ class GoldAnswerParser:
 @pytest.fixture(scope="module")
 def sentences(raw) -> pd.DataFrame:
     frame = get_spec("qags_xsum").build(raw).frame.head(8)
-    rows = [("source", r.doc_id, None, 0, r.source) for r in frame.itertuples()]
-    rows += [("output", r.doc_id, r.example_id, 0, r.output) for r in frame.itertuples()]
-    rows.append(("output", "extra", "extra-empty", 0, "   "))
-    return pd.DataFrame(rows, columns=["side", "doc_id", "example_id", "sentence_index", "text"])
+    rows = [("source", r.doc_id, None, 0, r.source, 0) for r in frame.itertuples()]
+    rows += [("output", r.doc_id, r.example_id, 0, r.output, 0) for r in frame.itertuples()]
+    rows.append(("output", "extra", "extra-empty", 0, "   ", 0))
+    return pd.DataFrame(rows, columns=["side", "doc_id", "example_id", "sentence_index", "text", "start"])
 
 
 def test_qa_units_keys_and_counts(sentences):
@@ -51,6 +51,32 @@ def test_qa_units_keys_and_counts(sentences):
     assert report["qas"] == len(qas) == 8 - report["sentences_without_qas"]
     assert set(qas["example_id"]) <= set(outputs["example_id"])
     assert (qas["answer_end"] >= qas["answer_start"]).all()
+
+
+def test_qa_spans_are_the_predicate_and_answer_in_the_output(raw):
+    """Real FRANK (CNN/DM) summaries split into sentences (offsets into the output): each QA's character spans are its
+    predicate token and its answer's first to last token, in the output text itself."""
+    from factlab.preprocess.sentences import split_sentences
+
+    frame = get_spec("frank").build(raw).frame.head(12)
+    rows = [
+        ("output", r.doc_id, r.example_id, index, sentence.text, sentence.start)
+        for r in frame.itertuples()
+        for index, sentence in enumerate(split_sentences(r.output))
+    ]
+    sentences = pd.DataFrame(rows, columns=["side", "doc_id", "example_id", "sentence_index", "text", "start"])
+    assert (sentences["start"] > 0).sum() >= 5  # later sentences: the offsets are the output's, not the sentence's
+    qas, _ = qa_units(sentences, GoldAnswerParser(), spacy_tokenizer(), "frank")
+    outputs = dict(zip(frame["example_id"], frame["output"], strict=True))
+    texts = {(r.example_id, r.sentence_index): r.text for r in sentences.itertuples()}
+    assert len(qas) >= 10 and (qas.groupby("example_id")["sentence_index"].max() > 0).any()
+    tokenize = spacy_tokenizer()
+    for qa in qas.itertuples():
+        output, tokens = outputs[qa.example_id], tokenize(texts[(qa.example_id, qa.sentence_index)])
+        assert output[qa.predicate_char_start : qa.predicate_char_end] == qa.predicate == tokens[qa.predicate_index]
+        answer = output[qa.answer_char_start : qa.answer_char_end]
+        assert answer.startswith(tokens[qa.answer_start]) and answer.endswith(tokens[qa.answer_end - 1])
+        assert len(tokenize(answer)) == qa.answer_end - qa.answer_start
 
 
 class FailingParser(GoldAnswerParser):

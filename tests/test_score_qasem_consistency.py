@@ -163,6 +163,8 @@ def test_sentences_decomposition_with_mean_is_alignscore(
     doug = scores[scores["example_id"] == DOUG].iloc[0]
     assert doug.decomposition == "sentences" and doug.n_units == doug.n_sentences == 5 and doug.n_qas == 0
     assert [item["unit"] for item in doug.units] == ["sentence"] * 5 and doug.units[0]["qa_id"] is None
+    doug_output = responses.loc[responses["example_id"] == DOUG, "output"].item()
+    assert [doug_output[s:e] for item in doug.units for s, e in item["output_spans"]] == [i["hypothesis"] for i in doug.units]
     assert [item["hypothesis"] for item in doug.units] == list(responses.loc[responses["example_id"] == DOUG, "sentences"].item())
     # the share of supported sentences, from AlignScore's per-sentence supports
     threshold = float(np.median([s["support"] for detail in expected["sentences"] for s in detail]))
@@ -171,8 +173,18 @@ def test_sentences_decomposition_with_mean_is_alignscore(
         assert row.score == pytest.approx(by_hand([s["support"] for s in detail], "share", threshold), abs=1e-9)
 
 
+def char_span(response: str, first: int, stop: int) -> tuple[int, int]:
+    """Characters of tokens [first, stop) of a response whose tokens are joined by single spaces."""
+    tokens = response.split(" ")
+    start = sum(len(token) + 1 for token in tokens[:first])
+    return start, start + len(" ".join(tokens[first:stop]))
+
+
 def parser_table(gold: pd.DataFrame) -> pd.DataFrame:
-    """The gold QAs of the cut in the layout of the preprocess stage's qas.parquet (as a parser would write them)."""
+    """The gold QAs of the cut in the layout of the preprocess stage's qas.parquet (as a parser would write them),
+    their predicate's and answer's character spans from the gold token offsets into the response."""
+    predicates = [char_span(r, i, i + 1) for r, i in zip(gold["response"], gold["predicate_idx"], strict=True)]
+    answers = [char_span(r, *map(int, span.split("-"))) for r, span in zip(gold["response"], gold["answer_idx"], strict=True)]
     frame = pd.DataFrame(
         {
             "example_id": gold["doc_id"],
@@ -188,6 +200,10 @@ def parser_table(gold: pd.DataFrame) -> pd.DataFrame:
             "answer_end": 1,
             "role": "",
             "origin": "gold",
+            "predicate_char_start": [start for start, _ in predicates],
+            "predicate_char_end": [end for _, end in predicates],
+            "answer_char_start": [start for start, _ in answers],
+            "answer_char_end": [end for _, end in answers],
         }
     )
     return frame.astype(QA_COLUMNS)
@@ -213,8 +229,15 @@ def test_parser_qas_score_like_the_same_gold_qas(
         "cliff/141/bart/s0/p9/q1",
         "cliff/141/bart/s0/p9/q2",
     ]
-    tokens = responses.loc[responses["example_id"] == "cliff/141/bart", "output"].item().split(" ")
+    output = responses.loc[responses["example_id"] == "cliff/141/bart", "output"].item()
+    tokens = output.split(" ")
     assert (tokens[5], tokens[9]) == ("towed", "getting")
+    # Each parser QA localises to its predicate and its answer in the output; a gold QA to nothing given.
+    first = bart.units[0]
+    located = [output[start:end] for start, end in first["output_spans"]]
+    assert located == ["towed", first["answer"]] == ["towed", "A fishing boat"]
+    assert all(output[s:e] == item["answer"] for item in bart.units for s, e in item["output_spans"][1:])
+    assert all(len(item["output_spans"]) == 0 for item in from_gold["units"].iloc[0])
 
 
 def test_outputs_without_qas_fall_back_to_their_sentences_and_are_counted(
@@ -252,6 +275,12 @@ def test_bad_qa_tables_name_file_record_and_field(
         ),
         ("parser", parsed.assign(question=parsed["question"].where(parsed.index != 3, " ")), r"record .* field 'question'"),
         ("parser", parsed.drop(columns="answer"), r"lacks the columns \['answer'\] \(file qas.parquet, field 'answer'\)"),
+        (
+            "parser",
+            parsed.assign(answer_char_end=parsed["answer_char_end"] + 500),
+            r"is outside its output sentence \[0, \d+\) \(a stale qas.parquet\?\) \(file qas.parquet, record example "
+            r".* field 'answer_char_start'\)",
+        ),
         (
             "gold",
             gold.assign(response=gold["response"].where(gold["example_id"] != "cliff/141/bart/qa2", "A boat .")),

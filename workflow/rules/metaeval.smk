@@ -342,8 +342,9 @@ rule correlate_frank_scorers:
         "--out-metrics {output.metrics} --out-ablation {output.ablation} > {log} 2>&1"
 
 
-# Token-level localisation: each scorer's per-sentence support projected onto output tokens, against
-# XSumFaith's spans (xsumfaith_spans, gold of the xsumfaith benchmark) and WiCE's unsupported tokens (wice_tokens).
+# Token-level localisation: each scorer's per-sentence support (QASemConsistency: its QAs' spans) projected onto
+# output tokens, against XSumFaith's spans (xsumfaith_spans, gold of the xsumfaith benchmark) and WiCE's
+# unsupported tokens (wice_tokens).
 LOCALISATION_GOLD = {
     "xsumfaith": "results/data/xsumfaith_spans.parquet",
     "wice_tokens": "results/data/wice_tokens.parquet",

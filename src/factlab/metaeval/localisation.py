@@ -8,7 +8,10 @@ inherits the support of the output sentence that contains it (by character offse
 support is below the threshold (`support < threshold`), the mirror of factlab.metaeval.detection,
 where an output is predicted consistent iff `score >= threshold`; threshold policies are named as
 there: `fixed05` (0.5), `val_tuned` (tuned on validation tokens, frozen), `oracle` (tuned on the
-evaluated tokens; optimistic, labelled as such). Tuning maximises token F1 over every distinct
+evaluated tokens; optimistic, labelled as such). A QA-level scorer (QASemConsistency) localises by its units
+instead (`project_unit_support`): a token takes the lowest support among the units whose character spans overlap
+it (a QA's predicate and answer), and a token no unit covers takes support 1, since no unit found it unsupported.
+Tuning maximises token F1 over every distinct
 observed support value and one value above the largest (flag everything); ties go to the lowest
 threshold (fewest flags).
 
@@ -42,7 +45,7 @@ class TokenScores:
     """Tokens' support projected from their sentences, which sentence each took, and how many lay outside all."""
 
     support: NDArray[np.float64]
-    sentence_index: NDArray[np.int64]
+    sentence_index: NDArray[np.int64]  # the sentence (or unit, -1 for none) each token took its support from
     n_outside: int
 
 
@@ -90,6 +93,32 @@ def project_sentence_support(token_offsets: ArrayLike, sentence_offsets: ArrayLi
         distance = np.maximum(sentences[:, 0] - ends, starts - sentences[:, 1])
         best = np.where(outside, np.argmin(distance, axis=1), best)
     return TokenScores(support=support[best], sentence_index=best.astype(np.int64), n_outside=int(outside.sum()))
+
+
+UNCOVERED_SUPPORT = 1.0
+
+
+def project_unit_support(token_offsets: ArrayLike, unit_spans: Sequence[ArrayLike], unit_support: ArrayLike) -> TokenScores:
+    """Each token's support: the lowest among the units with a span overlapping it (the earlier unit on a tie).
+
+    `unit_spans[i]` holds unit i's [start, end) character spans (a QA: its predicate and its answer; none: a unit
+    that localises nothing). A token that no unit covers takes UNCOVERED_SUPPORT (1: nothing found unsupported
+    there), its `sentence_index` (the unit) is -1, and it is counted in `n_outside`.
+    """
+    tokens = _spans(token_offsets, "token_offsets")
+    support = as_float_vector(unit_support, "unit_support")
+    if len(unit_spans) != len(support):
+        raise StatisticsError(f"unit_spans has {len(unit_spans)} units, unit_support {len(support)}")
+    require_no_nan(support, "unit_support")
+    token_support = np.full(len(tokens), np.nan)
+    unit = np.full(len(tokens), -1, dtype=np.int64)
+    for index, spans in enumerate(unit_spans):
+        for start, end in _spans(spans, "unit_spans"):
+            lower = (tokens[:, 0] < end) & (tokens[:, 1] > start) & ~(token_support <= support[index])
+            token_support[lower], unit[lower] = support[index], index
+    outside = unit < 0
+    token_support[outside] = UNCOVERED_SUPPORT
+    return TokenScores(support=token_support, sentence_index=unit, n_outside=int(outside.sum()))
 
 
 def unsupported_from_labels(token_labels: ArrayLike, name: str = "token_labels") -> NDArray[np.int64]:

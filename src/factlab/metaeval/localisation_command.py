@@ -1,12 +1,14 @@
 """`factlab metaeval localisation`: factlab's scorers as token-level localisers of unsupported content.
 
 Inputs: score tables `results/score/<benchmark>/<scorer>.parquet` (per-sentence `support` with
-[start, end) offsets in the output) and gold token tables given as `<benchmark>=<path>` (the gold
+[start, end) offsets in the output, or QASemConsistency's `units`: each QA's score and the character spans
+of its predicate and answer in the output) and gold token tables given as `<benchmark>=<path>` (the gold
 of the outputs of that benchmark; e.g. `xsumfaith=results/data/xsumfaith_spans.parquet`,
 `wice_tokens=results/data/wice_tokens.parquet`), each with `example_id`, `doc_id`, `split`,
 `output`, JSON `tokens`, `token_offsets`, `token_labels` (1 = supported) and optionally
-`worker_token_labels` (one list per annotator). Each token takes the support of its sentence
-(factlab.metaeval.localisation); a scored sentence must be the gold output's text at its offsets.
+`worker_token_labels` (one list per annotator). Each token takes the support of its sentence, or the
+lowest of the units covering it (factlab.metaeval.localisation); a scored sentence must be the gold output's
+text at its offsets.
 
 Validation and evaluated tokens: a gold table with `dev` and `test` splits (WiCE) tunes on dev and
 is evaluated on test; a table with one split (XSumFaith) is split by document, a seeded
@@ -48,6 +50,7 @@ from factlab.metaeval.localisation import (
     flag_tokens,
     policy_threshold,
     project_sentence_support,
+    project_unit_support,
     token_agreement,
     token_f1,
     token_prf,
@@ -56,7 +59,9 @@ from factlab.metaeval.localisation import (
 
 LOG = logging.getLogger(__name__)
 GOLD_COLUMNS = ("example_id", "doc_id", "split", "output", "tokens", "token_offsets", "token_labels")
-SCORE_COLUMNS = ("example_id", "score", "sentences")
+SCORE_COLUMNS = ("example_id", "score")
+# The detail a score table localises with: per-sentence support, or per-unit (QASemConsistency's QAs).
+DETAIL_COLUMNS = ("sentences", "units")
 VALIDATION, EVALUATED = "validation", "evaluated"
 COLUMNS = (
     "dataset",
@@ -241,28 +246,62 @@ def example_sentences(sentences: Any, *, file: str, record: str) -> tuple[np.nda
     return offsets, support, texts
 
 
+def example_units(units: Any, output: str, *, file: str, record: str) -> tuple[list[np.ndarray], np.ndarray]:
+    """(output spans, support) of one scored output's units (its QAs, or its sentences where it has none)."""
+    if units is None or not all(isinstance(u, dict) for u in units):
+        raise DataError("not a list of unit records", file=file, record=record, field="units")
+    try:
+        spans = [
+            np.asarray([[int(start), int(end)] for start, end in u["output_spans"]], dtype=np.int64).reshape(-1, 2) for u in units
+        ]
+        support = np.asarray([float(u["score"]) for u in units], dtype=float)
+    except (KeyError, TypeError, ValueError) as error:
+        raise DataError(f"unit record lacks output_spans/score ({error})", file=file, record=record, field="units") from error
+    for index, unit_spans in enumerate(spans):
+        if len(unit_spans) and unit_spans.max() > len(output):
+            message = f"unit {index}'s spans {unit_spans.tolist()} pass the end of the gold output ({len(output)} characters)"
+            raise DataError(message, file=file, record=record, field="units")
+    return spans, support
+
+
+def projected_support(detail: Any, detail_column: str, example: GoldExample, *, file: str, record: str) -> Any:
+    """The example's tokens' support from its score detail: per-sentence support or per-unit spans."""
+    if detail_column == "units":
+        spans, support = example_units(list(detail), example.output, file=file, record=record)
+        project = project_unit_support
+    else:
+        offsets, support, texts = example_sentences(list(detail), file=file, record=record)
+        for index, ((start, end), text) in enumerate(zip(offsets, texts, strict=True)):
+            if example.output[start:end] != text:
+                message = f"sentence {index} {text!r} is not the gold output's text at [{start}, {end})"
+                raise DataError(message, file=file, record=record, field="sentences")
+        spans, project = offsets, project_sentence_support
+    try:
+        return project(example.offsets, spans, support)
+    except StatisticsError as error:
+        raise DataError(str(error), file=file, record=record, field=detail_column) from error
+
+
 def scored_tokens(path: str, gold: dict[str, GoldExample], parts: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One row per token of each scored gold output: part, doc_id, y_unsupported, support."""
+    """One row per token of each scored gold output: part, doc_id, y_unsupported, support.
+
+    `tokens_outside_sentences` counts the tokens outside every sentence (projected from the nearest) or, for a
+    table of units, covered by no unit (support 1)."""
     scores = read_example_table(path, SCORE_COLUMNS)
+    detail_column = next((column for column in DETAIL_COLUMNS if column in scores.columns), None)
+    if detail_column is None:
+        raise DataError(f"no localising detail: a column of {list(DETAIL_COLUMNS)}", file=path, field=DETAIL_COLUMNS[0])
     frames, counts = [], {"scored": 0, "unscored": 0, "tokens_outside_sentences": 0}
-    by_id = dict(zip(scores["example_id"].astype(str), zip(scores["score"], scores["sentences"], strict=True), strict=True))
+    by_id = dict(zip(scores["example_id"].astype(str), zip(scores["score"], scores[detail_column], strict=True), strict=True))
     unknown = sorted(set(by_id) - set(gold))
     if unknown:
         raise DataError("scored example is not in the gold table", file=path, record=unknown[0], field="example_id")
     for example_id, example in gold.items():
-        score, sentences = by_id.get(example_id, (np.nan, None))
-        if pd.isna(score) or sentences is None or len(sentences) == 0:
+        score, detail = by_id.get(example_id, (np.nan, None))
+        if pd.isna(score) or detail is None or len(detail) == 0:
             counts["unscored"] += 1
             continue
-        offsets, support, texts = example_sentences(list(sentences), file=path, record=example_id)
-        for index, ((start, end), text) in enumerate(zip(offsets, texts, strict=True)):
-            if example.output[start:end] != text:
-                message = f"sentence {index} {text!r} is not the gold output's text at [{start}, {end})"
-                raise DataError(message, file=path, record=example_id, field="sentences")
-        try:
-            projected = project_sentence_support(example.offsets, offsets, support)
-        except StatisticsError as error:
-            raise DataError(str(error), file=path, record=example_id, field="sentences") from error
+        projected = projected_support(detail, detail_column, example, file=path, record=example_id)
         counts["scored"] += 1
         counts["tokens_outside_sentences"] += projected.n_outside
         frames.append(

@@ -91,7 +91,8 @@ QA_DETECTION = (
 
 LOCALISATION = (
     "Token-level localisation: each scorer's per-sentence support projected onto the output's tokens (flagged "
-    "when below the threshold), against XSumFaith's hallucination spans (majority of 3 workers) and WiCE's "
+    "when below the threshold; qasem\\_consistency: the lowest support of the QAs whose predicate or answer covers "
+    "the token, 1 for a token in no QA), against XSumFaith's hallucination spans (majority of 3 workers) and WiCE's "
     "unsupported tokens; precision, recall and F1 of the unsupported class per threshold policy (flag\\_all: "
     "every token flagged), and token ROC AUC; F1 and AUC with 95\\% CIs from a bootstrap over source documents."
 )

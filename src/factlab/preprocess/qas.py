@@ -2,8 +2,10 @@
 
 Any `QASemParser` (factlab's trained one or a hub T5) fills the same table, one row per QA:
 example_id, doc_id, sentence_index, predicate_index, predicate, is_verbal, verb_form, question,
-answer, answer_start, answer_end (token span [start, end) over `tokens`), role, origin. Only
-output sentences are parsed: QASemConsistency decomposes the output, not the source.
+answer, answer_start, answer_end (token span [start, end) over `tokens`), role, origin, and the
+predicate's and the answer's character spans [start, end) in the output text (`predicate_char_start`,
+`predicate_char_end`, `answer_char_start`, `answer_char_end`: what a QA localises). Only output
+sentences are parsed: QASemConsistency decomposes the output, not the source.
 """
 
 from __future__ import annotations
@@ -34,7 +36,31 @@ QA_COLUMNS = {
     "answer_end": "int64",
     "role": "string",
     "origin": "string",
+    "predicate_char_start": "int64",
+    "predicate_char_end": "int64",
+    "answer_char_start": "int64",
+    "answer_char_end": "int64",
 }
+
+
+def token_char_spans(text: str, tokens: list[str]) -> list[tuple[int, int]]:
+    """[start, end) of each token in `text`, found left to right (the tokenizer's tokens are substrings of the
+    text in order, whitespace dropped); a ValueError names a token that is not."""
+    spans, position = [], 0
+    for index, token in enumerate(tokens):
+        start = text.find(token, position)
+        if start < 0:
+            raise ValueError(f"token {index} {token!r} is not in the sentence after character {position}")
+        spans.append((start, start + len(token)))
+        position = start + len(token)
+    return spans
+
+
+def output_char_span(spans: list[tuple[int, int]], first: int, stop: int, offset: int) -> tuple[int, int]:
+    """The output characters of tokens [first, stop) of a sentence starting at `offset` in the output."""
+    if not 0 <= first < stop <= len(spans):
+        raise ValueError(f"token span [{first}, {stop}) is outside the sentence's {len(spans)} tokens")
+    return offset + spans[first][0], offset + spans[stop - 1][1]
 
 
 def qa_units(
@@ -49,12 +75,18 @@ def qa_units(
     started = time.perf_counter()
     token_lists: list[list[str]] = []
     keys: list[tuple[str, str, int]] = []
+    char_spans: list[tuple[int, list[tuple[int, int]]]] = []  # per parsed sentence: its output offset, token spans
     empty = 0
     for row in outputs.itertuples(index=False):
         tokens = tokenize(row.text)
         if not tokens:
             empty += 1  # whitespace-only sentence: nothing to decompose, counted
             continue
+        try:
+            char_spans.append((int(row.start), token_char_spans(row.text, tokens)))
+        except ValueError as error:
+            message = f"output sentence {row.sentence_index}: {error}"
+            raise DataError(message, file=f"benchmark {benchmark}", record=row.example_id, field="output") from error
         token_lists.append(tokens)
         keys.append((row.example_id, row.doc_id, int(row.sentence_index)))
     try:
@@ -63,10 +95,16 @@ def qa_units(
         raise unparseable_sentence(parser, token_lists, keys, benchmark, error) from error
     rows: list[tuple] = []
     without_qas = 0
-    for (example_id, doc_id, sentence_index), parse in zip(keys, parses, strict=True):
+    for (example_id, doc_id, sentence_index), parse, (offset, spans) in zip(keys, parses, char_spans, strict=True):
         if not parse.qas:
             without_qas += 1
         for qa in parse.qas:
+            try:
+                predicate_span = output_char_span(spans, qa.predicate.index, qa.predicate.index + 1, offset)
+                answer_span = output_char_span(spans, qa.answer_start, qa.answer_end, offset)
+            except ValueError as error:
+                message = f"the parser's QA {qa.question!r} on output sentence {sentence_index}: {error}"
+                raise DataError(message, file=f"benchmark {benchmark}", record=example_id, field="output") from error
             rows.append(
                 (
                     example_id,
@@ -82,6 +120,8 @@ def qa_units(
                     qa.answer_end,
                     qa.role or "",
                     qa.source,
+                    *predicate_span,
+                    *answer_span,
                 )
             )
     frame = pd.DataFrame(rows, columns=list(QA_COLUMNS)).astype(QA_COLUMNS)

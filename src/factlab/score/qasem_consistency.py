@@ -35,7 +35,9 @@ that has QAs are not scored (the paper's score covers QAs only) and are counted
 
 The score table has `example_id, score` and the detail that localises (`units`): per hypothesis
 its kind (`qa` or `sentence`), the QA id, question and answer, the output sentence it belongs to,
-its score and whether it is supported, the best chunk and that chunk's character span in the source.
+its character spans in the output (`output_spans`: a parser QA's predicate and answer, a sentence's own
+span; a gold QA's are not given, `[]`), its score and whether it is supported, the best chunk and that
+chunk's character span in the source.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ AGGREGATIONS = ("share", "min", "mean")
 CHUNK_POLICIES = ("reference", "even")
 QA, SENTENCE = "qa", "sentence"
 PARSER_COLUMNS = ("example_id", "sentence_index", "predicate_index", "question", "answer")
+PARSER_SPAN_COLUMNS = ("predicate_char_start", "predicate_char_end", "answer_char_start", "answer_char_end")
 GOLD_COLUMNS = ("example_id", "doc_id", "predicate_idx", "question", "answer", "response")
 
 
@@ -107,6 +110,7 @@ class Hypothesis:
     qa_id: str | None = None
     question: str | None = None
     answer: str | None = None
+    output_spans: tuple[tuple[int, int], ...] = ()  # [start, end) in the output: a QA's predicate and answer
 
 
 def qa_hypothesis(question: str, answer: str) -> str:
@@ -155,12 +159,13 @@ def parser_hypotheses(
     A QA's id is `<example_id>/s<sentence>/p<predicate token>/q<n>`, n counting the QAs of that
     predicate in table order; its sentence must be an output sentence of its example.
     """
-    _require_columns(qas, PARSER_COLUMNS, file, "parser")
+    _require_columns(qas, PARSER_COLUMNS + PARSER_SPAN_COLUMNS, file, "parser")
     wanted = set(example_ids)
     rows = qas[qas["example_id"].isin(wanted)]
     found: dict[str, list[Hypothesis]] = {}
     seen: dict[tuple[str, int, int], int] = {}
-    for example_id, sentence, predicate, question, answer in zip(*(rows[c] for c in PARSER_COLUMNS), strict=True):
+    columns = PARSER_COLUMNS + PARSER_SPAN_COLUMNS
+    for example_id, sentence, predicate, question, answer, *offsets in zip(*(rows[c] for c in columns), strict=True):
         example_id = str(example_id)
         record = f"example {example_id} sentence {sentence} predicate {predicate}"
         sentence_index = _index(sentence, file=file, record=record, field="sentence_index")
@@ -174,10 +179,24 @@ def parser_hypotheses(
         key = (example_id, sentence_index, predicate_index)
         seen[key] = seen.get(key, -1) + 1
         qa_id = f"{example_id}/s{sentence_index}/p{predicate_index}/q{seen[key]}"
+        spans = _output_spans(offsets, outputs[example_id][sentence_index], file=file, record=record)
         found.setdefault(example_id, []).append(
-            Hypothesis(QA, qa_hypothesis(question, answer), sentence_index, qa_id, question, answer)
+            Hypothesis(QA, qa_hypothesis(question, answer), sentence_index, qa_id, question, answer, spans)
         )
     return {key: sorted(items, key=lambda h: h.sentence_index) for key, items in found.items()}
+
+
+def _output_spans(offsets: Sequence[object], sentence: Sentence, *, file: str | Path, record: str) -> tuple[tuple[int, int], ...]:
+    """A parser QA's predicate and answer spans, each checked to lie inside the QA's output sentence."""
+    fields = PARSER_SPAN_COLUMNS
+    values = [_index(value, file=file, record=record, field=field) for value, field in zip(offsets, fields, strict=True)]
+    spans = ((values[0], values[1]), (values[2], values[3]))
+    for (start, end), field in zip(spans, PARSER_SPAN_COLUMNS[::2], strict=True):
+        if not sentence.start <= start < end <= sentence.end:
+            where = f"[{sentence.start}, {sentence.end})"
+            message = f"span [{start}, {end}) is outside its output sentence {where} (a stale qas.parquet?)"
+            raise DataError(message, file=file, record=record, field=field)
+    return spans
 
 
 def token_starts(text: str) -> list[int]:
@@ -234,7 +253,10 @@ def gold_hypotheses(
 
 
 def sentence_hypotheses(sentences: Sequence[Sentence]) -> list[Hypothesis]:
-    return [Hypothesis(SENTENCE, sentence.text, index) for index, sentence in enumerate(sentences)]
+    return [
+        Hypothesis(SENTENCE, sentence.text, index, output_spans=((sentence.start, sentence.end),))
+        for index, sentence in enumerate(sentences)
+    ]
 
 
 # --- scoring ----------------------------------------------------------------------------------
@@ -349,6 +371,7 @@ def _record(
                 "unit": hypothesis.unit,
                 "qa_id": hypothesis.qa_id,
                 "sentence_index": hypothesis.sentence_index,
+                "output_spans": [list(span) for span in hypothesis.output_spans],
                 "question": hypothesis.question,
                 "answer": hypothesis.answer,
                 "hypothesis": hypothesis.text,
