@@ -108,9 +108,57 @@ def test_payload_matches_hand_worked_values() -> None:
         "n_disagree": 1,
         "mean_score": pytest.approx(0.425),
         "n_sentences": 3,
+        "n_qas": 0,
         "n_gold_spans": 0,
         "n_with_gold": 0,
     }
+
+
+def qa_unit(spans: list[list[int]], score: float, chunk: tuple[int, int], kind: str = "qa", question: str = "") -> dict:
+    """A unit of QASemConsistency's score table (score/qasem_consistency.py `_record`)."""
+    return {"unit": kind, "qa_id": None, "sentence_index": 0, "output_spans": spans, "question": question or None,
+            "answer": "Cats" if kind == "qa" else None, "hypothesis": "h", "score": score, "supported": score >= 0.5,
+            "best_chunk": 0, "chunk_start": chunk[0], "chunk_end": chunk[1], "premise_pieces_cut": 0}  # fmt: skip
+
+
+def qa_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Example a ("Cats bark.") scored by two QAs sharing the predicate "bark"; b by its two sentences (no QA)."""
+    data, _ = hand_tables()
+    scores = pd.DataFrame(
+        {
+            "example_id": ["a", "b"],
+            "score": [0.5, 0.5],
+            "units": [
+                [
+                    qa_unit([[5, 9], [0, 4]], 0.2, (18, 37), question="What barks?"),
+                    qa_unit([[5, 9]], 0.7, (0, 17), question="What do cats do?"),
+                ],
+                [qa_unit([[0, 10]], 0.9, (0, 17), kind="sentence"), qa_unit([[11, 21]], 0.3, (18, 37), kind="sentence")],
+            ],
+        }
+    )
+    return data, scores
+
+
+def test_qa_units_become_qas_and_fallback_sentences() -> None:
+    data, scores = qa_tables()
+    payload = build_payload(data, scores, benchmark="toy", scorer="qasem_consistency", settings=SETTINGS)
+    a, b = payload["examples"]
+    assert a["sentences"] == [] and a["qas"] == [
+        {"question": "What barks?", "answer": "Cats", "support": 0.2, "spans": [[5, 9], [0, 4]], "evidence": [[18, 37]],
+         "cut": False},
+        {"question": "What do cats do?", "answer": "Cats", "support": 0.7, "spans": [[5, 9]], "evidence": [[0, 17]],
+         "cut": False},
+    ]  # fmt: skip
+    assert b["qas"] == [] and b["sentences"] == [
+        {"start": 0, "end": 10, "support": 0.9, "evidence": [[0, 17]], "cut": False},
+        {"start": 11, "end": 21, "support": 0.3, "evidence": [[18, 37]], "cut": False},
+    ]
+    assert payload["summary"]["n_qas"] == 2 and payload["summary"]["n_sentences"] == 2
+    assert payload["support_range"] == [0.2, 0.9] and payload["evidence_kind"] == "best chunk"
+    scores.loc[0, "units"][0]["output_spans"] = [[5, 11]]  # past "Cats bark."'s 10 characters
+    with pytest.raises(DataError, match="QA span"):
+        build_payload(data, scores, benchmark="toy", scorer="qasem_consistency", settings=SETTINGS)
 
 
 def test_disagreement_truth_table() -> None:
@@ -417,6 +465,29 @@ def test_controls_drive_the_page(tmp_path: Path) -> None:
     assert result["page"] == "2" and result["hash"] == "#filter=disagree&page=2"
     assert result["search"] == "0"
     assert result["selected"] is not None
+
+
+def test_qas_render_in_chromium(tmp_path: Path) -> None:
+    """QASemConsistency's page: each QA listed with its support, the output coloured by the weakest QA covering it."""
+    data, scores = qa_tables()
+    page = tmp_path / "qas.html"
+    page.write_text(render_html(build_payload(data, scores, benchmark="toy", scorer="qasem_consistency", settings=SETTINGS)))
+    dom, log, _ = browse(page, "#sort=id")
+    assert console_messages(log) == []
+    assert app_attributes(dom).get("data-ready") == "1" and cards(dom) == ["a", "b"]
+    items = [html.unescape(text) for text in re.findall(r'<li class="qa-item"[^>]*>([^<]*)</li>', dom)]
+    assert items == ["What barks? \u2192 Cats: 0.200", "What do cats do? \u2192 Cats: 0.700"]
+    covered = {text: (qa, html.unescape(title)) for qa, title, text in re.findall(
+        r'<span class="qa"[^>]*data-qa="(\d)"[^>]*title="([^"]*)"[^>]*>([^<]*)</span>', dom)}  # fmt: skip
+    assert set(covered) == {"Cats", "bark"}  # QA 1's answer; the predicate both QAs share, coloured by the weaker
+    assert covered["Cats"] == ("0", "QA 1: What barks? \u2192 Cats: support 0.200")
+    assert covered["bark"][0] == "0" and covered["bark"][1].splitlines()[1].startswith("QA 2: What do cats do?")
+    assert dom.count('class="sentence') == 2  # b: its two sentences
+    assert "predicted unsupported (support &lt; 0.5): QA 1" in dom
+    card_a = dom[dom.index('data-example-id="a"') : dom.index('data-example-id="b"')]
+    # no sentence to select: the source shows the weakest QA's best chunk ([18, 37) of SOURCE_A)
+    assert re.findall(r'<span class="evidence active"[^>]*>([^<]*)</span>', card_a) == [SOURCE_A[18:37]]
+    assert "Source \u2014 best chunk for QA 1" in card_a
 
 
 def test_malicious_text_stays_text_in_chromium(tmp_path: Path) -> None:

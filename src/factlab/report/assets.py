@@ -57,6 +57,9 @@ main { padding: 8px 24px 24px; }
 .support { font-size: 11px; color: var(--muted); margin: 0 4px 0 2px; vertical-align: super; font-variant-numeric: tabular-nums; }
 .evidence { background: #ddf4ff; }
 .evidence.active { background: #54aeff; color: #000; }
+.qa { border-radius: 3px; padding: 1px 0; }
+.qas { margin: 2px 0; padding-left: 20px; }
+.qa-item { border-radius: 3px; padding: 0 4px; margin: 1px 0; color: var(--ink); }
 .gold { text-decoration: underline wavy #bf3989; text-decoration-thickness: 2px; text-underline-offset: 3px; }
 .notes { margin: 6px 0 0; padding-left: 18px; font-size: 13px; color: var(--muted); }
 .cut { color: #9a6700; }
@@ -93,7 +96,8 @@ PAGE_JS = r"""
   }
   function minSupport(ex) {
     if (ex._min === undefined) {
-      var values = ex.sentences.map(function (s) { return s.support; }).filter(function (v) { return v !== null; });
+      var values = ex.sentences.concat(ex.qas).map(function (s) { return s.support; })
+        .filter(function (v) { return v !== null; });
       ex._min = values.length ? Math.min.apply(null, values) : ex.score;
     }
     return ex._min;
@@ -197,8 +201,19 @@ PAGE_JS = r"""
     return spans.map(function (s) { return "gold span" + (s.note ? ": " + s.note : ""); }).join("; ");
   }
 
+  function weakestQa(ex) {
+    // the QA whose evidence the source shows when no sentence is selected: the lowest-supported
+    return ex.qas.reduce(function (a, q, i) { return a < 0 || byNumber(q.support, ex.qas[a].support, 1) < 0 ? i : a; }, -1);
+  }
+  function qaTitle(ex, i) {
+    var q = ex.qas[i];
+    return "QA " + (i + 1) + ": " + q.question + " \u2192 " + q.answer + ": support " + fmt(q.support);
+  }
   function renderOutput(box, ex, current) {
     var spans = ex.sentences.map(function (s, i) { return { kind: "sentence", start: s.start, end: s.end, index: i }; });
+    ex.qas.forEach(function (q, i) {
+      q.spans.forEach(function (span) { spans.push({ kind: "qa", start: span[0], end: span[1], index: i }); });
+    });
     goldSpans(ex, "output").forEach(function (g) { spans.push(g); });
     box.textContent = "";
     pieces(ex.output.length, spans).forEach(function (piece) {
@@ -211,6 +226,16 @@ PAGE_JS = r"""
         node.setAttribute("data-sentence", String(sentence.index));
         node.tabIndex = 0;
         titles.push("sentence " + (sentence.index + 1) + ": support " + fmt(s.support) + (s.cut ? " (input cut)" : ""));
+      }
+      var qas = ofKind(piece, "qa").map(function (q) { return q.index; })
+        .filter(function (i, k, all) { return all.indexOf(i) === k; });
+      if (qas.length) {
+        // the weakest QA covering this text colours it, as the localisation metric reads it
+        var weakest = qas.reduce(function (a, b) { return byNumber(ex.qas[b].support, ex.qas[a].support, 1) < 0 ? b : a; });
+        node.classList.add("qa");
+        node.style.background = colour(ex.qas[weakest].support);
+        node.setAttribute("data-qa", String(weakest));
+        qas.forEach(function (i) { titles.push(qaTitle(ex, i)); });
       }
       if (gold.length) { node.classList.add("gold"); titles.push(goldTitle(gold)); }
       if (titles.length) { node.title = titles.join("\n"); }
@@ -226,6 +251,9 @@ PAGE_JS = r"""
     ex.sentences.forEach(function (s, i) {
       s.evidence.forEach(function (e) { spans.push({ kind: "evidence", start: e[0], end: e[1], index: i }); });
     });
+    ex.qas.forEach(function (q, i) {
+      q.evidence.forEach(function (e) { spans.push({ kind: "evidence", start: e[0], end: e[1], qa: i }); });
+    });
     goldSpans(ex, "source").forEach(function (g) { spans.push(g); });
     box.textContent = "";
     var first = null;
@@ -237,10 +265,16 @@ PAGE_JS = r"""
       }
       var node = el("span", null, text.slice(piece.start, piece.end)), titles = [];
       if (evidence.length) {
-        var indices = evidence.map(function (e) { return e.index; });
+        var indices = evidence.filter(function (e) { return e.qa === undefined; }).map(function (e) { return e.index; });
+        var qaIndices = evidence.filter(function (e) { return e.qa !== undefined; }).map(function (e) { return e.qa + 1; });
         node.classList.add("evidence");
-        if (indices.indexOf(current) >= 0) { node.classList.add("active"); first = first || node; }
-        titles.push("evidence of sentence " + indices.map(function (i) { return i + 1; }).join(", "));
+        var shownQa = current < 0 ? weakestQa(ex) : -1;
+        if (indices.indexOf(current) >= 0 || (shownQa >= 0 && qaIndices.indexOf(shownQa + 1) >= 0)) {
+          node.classList.add("active");
+          first = first || node;
+        }
+        if (indices.length) { titles.push("evidence of sentence " + indices.map(function (i) { return i + 1; }).join(", ")); }
+        if (qaIndices.length) { titles.push("evidence of QA " + qaIndices.join(", ")); }
       }
       if (gold.length) { node.classList.add("gold"); titles.push(goldTitle(gold)); }
       node.title = titles.join("\n");
@@ -253,8 +287,21 @@ PAGE_JS = r"""
     var list = el("ul", "notes");
     var low = ex.sentences.map(function (s, i) { return s.support !== null && s.support < state.threshold ? i + 1 : 0; })
       .filter(function (i) { return i > 0; });
+    var lowQas = ex.qas.map(function (q, i) { return q.support !== null && q.support < state.threshold ? i + 1 : 0; })
+      .filter(function (i) { return i > 0; });
+    var flagged = (low.length ? ["sentence " + low.join(", ")] : []).concat(lowQas.length ? ["QA " + lowQas.join(", ")] : []);
     list.appendChild(el("li", null, "predicted unsupported (support < " + state.threshold + "): " +
-      (low.length ? "sentence " + low.join(", ") : "none")));
+      (flagged.length ? flagged.join("; ") : "none")));
+    if (ex.qas.length) {
+      var item = el("li", null, "QAs (question \u2192 answer: support):"), qaList = el("ol", "qas");
+      ex.qas.forEach(function (q) {
+        var entry = el("li", "qa-item", q.question + " \u2192 " + q.answer + ": " + fmt(q.support));
+        entry.style.background = colour(q.support);
+        qaList.appendChild(entry);
+      });
+      item.appendChild(qaList);
+      list.appendChild(item);
+    }
     if (hasGold) {
       var gold = ex.gold.map(function (g) {
         var text = g.side === "output" ? ex.output : data.sources[ex.source];
@@ -262,7 +309,7 @@ PAGE_JS = r"""
       });
       list.appendChild(el("li", null, "gold spans: " + (gold.length ? gold.join("; ") : "none")));
     }
-    if (ex.sentences.some(function (s) { return s.cut; })) {
+    if (ex.sentences.concat(ex.qas).some(function (s) { return s.cut; })) {
       list.appendChild(el("li", "cut", "the scorer cut this example's input to fit its model"));
     }
     return list;
@@ -289,8 +336,10 @@ PAGE_JS = r"""
     });
     var columns = el("div", "columns"), left = el("div"), right = el("div");
     var output = el("p", "output"), source = el("div", "source"), sourceHead = el("h3");
-    var n = ex.sentences.length;
-    left.appendChild(el("h3", null, "Output (" + n + (n === 1 ? " sentence" : " sentences") + ", coloured by support)"));
+    var n = ex.sentences.length, m = ex.qas.length;
+    left.appendChild(el("h3", null, m
+      ? "Output (" + m + (m === 1 ? " QA" : " QAs") + ", each text coloured by the lowest support of the QAs covering it)"
+      : "Output (" + n + (n === 1 ? " sentence" : " sentences") + ", coloured by support)"));
     left.appendChild(output);
     left.appendChild(notes(ex));
     right.appendChild(sourceHead);
@@ -303,8 +352,9 @@ PAGE_JS = r"""
       current = index;
       renderOutput(output, ex, current);
       var active = renderSource(source, ex, current);
-      var what = (data.evidence_kind || "evidence") + " for sentence " + (current + 1);
-      sourceHead.textContent = "Source" + (current >= 0 ? " \u2014 " + what : "");
+      var qa = current < 0 ? weakestQa(ex) : -1;
+      var what = (data.evidence_kind || "evidence") + (current >= 0 ? " for sentence " + (current + 1) : " for QA " + (qa + 1));
+      sourceHead.textContent = "Source" + (current >= 0 || qa >= 0 ? " \u2014 " + what : "");
       article._scroll = function () { source.scrollTop = active ? Math.max(0, active.offsetTop - 24) : 0; };
       if (article.isConnected) { article._scroll(); }
     }

@@ -4,6 +4,9 @@ Each output is shown with its sentences coloured by their support score (the sco
 detail column, `sentences`), the source with the evidence each sentence was matched to highlighted
 (AlignScore: the best chunk; embedding cosine, ROUGE: the best source sentence; OpenIE triples: each
 triple's best source sentence), gold spans where a `--gold` table gives them, and the gold label.
+QASemConsistency's table (`units`) shows its QAs instead: each QA's predicate and answer coloured in the
+output by the lowest support of the QAs covering them, the QAs listed with their support, and each QA's best
+chunk as evidence; an output it scored by its sentences (no QA) shows those sentences.
 
 The page is self-contained (no server, no network, no external file): the examples are embedded
 once as JSON in a `<script type="application/json">` element and the inline script renders one page
@@ -16,8 +19,9 @@ Payload (`build_payload`), the contract between this module and the page's scrip
   metrics [[name, value], ...], sources [text, ...] (each distinct source once),
   examples [{id, system, score, label, source (index), output,
              sentences [{start, end, support, evidence [[start, end], ...], cut}],
+             qas [{question, answer, support, spans [[start, end], ...], evidence [[start, end], ...], cut}],
              gold [{side, start, end, note}]}]
-Offsets are character offsets, end exclusive: sentences and `side: output` spans into `output`,
+Offsets are character offsets, end exclusive: sentences, QA spans and `side: output` spans into `output`,
 evidence and `side: source` spans into the source.
 """
 
@@ -41,6 +45,7 @@ from factlab.errors import DataError, FactlabError
 LOGGER = logging.getLogger(__name__)
 
 DETAIL_COLUMN = "sentences"
+UNITS_COLUMN = "units"  # QASemConsistency: its QAs (`unit: qa`), or its sentences where an output has no QA
 # Detail keys of a sentence's evidence span in the source, per scorer family, and what the page calls it.
 EVIDENCE_KEYS: tuple[tuple[str, str, str], ...] = (
     ("chunk_start", "chunk_end", "best chunk"),
@@ -214,6 +219,30 @@ def sentence_entry(detail: Mapping[str, Any]) -> tuple[dict[str, Any], str | Non
     return entry, kind
 
 
+def unit_entries(units: Iterable[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[str]]:
+    """(sentences, QAs, evidence kinds) of a QASemConsistency units column: a sentence unit becomes a sentence of the
+    page (its span), a QA unit a QA with its predicate and answer spans; both take the unit's score as support."""
+    sentences, qas, kinds = [], [], set()
+    for unit in units:
+        spans = [[int(start), int(end)] for start, end in unit["output_spans"]]
+        entry, kind = sentence_entry({**unit, "start": 0, "end": 0, "support": unit["score"]})
+        kinds.update([kind] if kind else [])
+        if unit["unit"] == "sentence":
+            sentences.append(entry | {"start": spans[0][0], "end": spans[0][1]})
+        else:
+            qas.append(
+                {
+                    "question": str(unit["question"]),
+                    "answer": str(unit["answer"]),
+                    "support": entry["support"],
+                    "spans": spans,
+                    "evidence": entry["evidence"],
+                    "cut": entry["cut"],
+                }
+            )
+    return sentences, qas, kinds
+
+
 def check_spans(spans: Iterable[Sequence[int]], length: int, what: str, example_id: str) -> None:
     """Every span lies within a text of `length` characters, else a DataError naming the example."""
     for start, end in spans:
@@ -247,14 +276,22 @@ def gold_by_example(gold: pd.DataFrame | None, known: set[str]) -> dict[str, lis
 def example_entry(row: Mapping[str, Any], source_index: int, gold: list[dict[str, Any]], kinds: set[str]) -> dict[str, Any]:
     """One example of the payload from a joined (data, scores) row; adds the evidence kinds it meets to `kinds`."""
     example_id, output, source = str(row["example_id"]), str(row["output"]), str(row["source"])
-    details = row.get(DETAIL_COLUMN)
-    sentences = []
+    details, units = row.get(DETAIL_COLUMN), row.get(UNITS_COLUMN)
+    sentences: list[dict[str, Any]] = []
+    qas: list[dict[str, Any]] = []
     for detail in () if details is None else details:
         entry, kind = sentence_entry(detail)
-        check_spans([(entry["start"], entry["end"])], len(output), "sentence", example_id)
-        check_spans(entry["evidence"], len(source), "evidence", example_id)
         sentences.append(entry)
         kinds.update([kind] if kind else [])
+    if units is not None:
+        sentences, qas, unit_kinds = unit_entries(units)
+        kinds.update(unit_kinds)
+    for entry in sentences:
+        check_spans([(entry["start"], entry["end"])], len(output), "sentence", example_id)
+        check_spans(entry["evidence"], len(source), "evidence", example_id)
+    for qa in qas:
+        check_spans(qa["spans"], len(output), "QA", example_id)
+        check_spans(qa["evidence"], len(source), "evidence", example_id)
     for span in gold:
         check_spans([(span["start"], span["end"])], len(output if span["side"] == "output" else source), "gold", example_id)
     label = scalar(row.get("label"))
@@ -266,16 +303,17 @@ def example_entry(row: Mapping[str, Any], source_index: int, gold: list[dict[str
         "source": source_index,
         "output": output,
         "sentences": sorted(sentences, key=lambda entry: entry["start"]),
+        "qas": qas,
         "gold": gold,
     }
 
 
 def support_range(examples: Sequence[Mapping[str, Any]], threshold: float) -> list[float]:
-    """The colour scale's domain: the lowest and highest example score or sentence support, and the threshold."""
+    """The colour scale's domain: the lowest and highest example score, sentence or QA support, and the threshold."""
     values = [threshold]
     for example in examples:
         values += [example["score"]] if example["score"] is not None else []
-        values += [s["support"] for s in example["sentences"] if s["support"] is not None]
+        values += [s["support"] for s in [*example["sentences"], *example["qas"]] if s["support"] is not None]
     return [min(values), max(values)]
 
 
@@ -294,6 +332,7 @@ def summarise(examples: Sequence[Mapping[str, Any]], n_data: int, threshold: flo
         "n_disagree": sum(flag is True for flag in disagreeing),
         "mean_score": sum(scores) / len(scores) if scores else None,
         "n_sentences": sum(len(example["sentences"]) for example in examples),
+        "n_qas": sum(len(example["qas"]) for example in examples),
         "n_gold_spans": sum(len(example["gold"]) for example in examples),
         "n_with_gold": sum(bool(example["gold"]) for example in examples),
     }
@@ -372,6 +411,7 @@ def summary_items(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
         (f"score < {format_value(payload['threshold'])}", str(summary["n_below_threshold"])),
         ("disagree with gold label", str(summary["n_disagree"])),
         ("output sentences", str(summary["n_sentences"])),
+        *([("QAs", str(summary["n_qas"]))] if summary["n_qas"] else []),
         ("gold spans", f"{summary['n_gold_spans']} in {summary['n_with_gold']} examples"),
         ("evidence", payload["evidence_kind"] or "none recorded"),
     ]
