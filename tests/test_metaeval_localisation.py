@@ -329,15 +329,18 @@ def test_command_localises_a_qa_scorer_by_its_units(tmp_path):
     """A QASemConsistency-style table (`units` with output spans) on the hand-built gold: each token takes the lowest
     support of the QAs covering it, 1 where none does; t1 fell back to its sentences (their spans)."""
     gold_rows = HAND_GOLD[:4]
-    qa = {"unit": "qa"}
+
+    def qa(spans: list[list[int]], score: float, answer: str) -> dict:
+        return {"unit": "qa", "output_spans": spans, "score": score, "answer": answer, "hypothesis": "q " + answer}
+
+    def sentence_unit(spans: list[list[int]], score: float, text: str) -> dict:
+        return {"unit": "sentence", "output_spans": spans, "score": score, "answer": None, "hypothesis": text}
+
     scored = {
-        "d1": [qa | {"output_spans": [[16, 20], [11, 15]], "score": 0.3}, qa | {"output_spans": [[5, 9], [0, 4]], "score": 0.8}],
-        "d2": [qa | {"output_spans": [[6, 10], [0, 5]], "score": 0.4}],
-        "t1": [
-            {"unit": "sentence", "output_spans": [[0, 10]], "score": 0.9},
-            {"unit": "sentence", "output_spans": [[11, 20]], "score": 0.3},
-        ],
-        "t2": [qa | {"output_spans": [[5, 7], [8, 11]], "score": 0.1}, qa | {"output_spans": [[5, 7], [0, 4]], "score": 0.7}],
+        "d1": [qa([[16, 20], [11, 15]], 0.3, "Dogs"), qa([[5, 9], [0, 4]], 0.8, "Cats")],
+        "d2": [qa([[6, 10], [0, 5]], 0.4, "Birds")],
+        "t1": [sentence_unit([[0, 10]], 0.9, "Fish swim."), sentence_unit([[11, 20]], 0.3, "Fish fly.")],
+        "t2": [qa([[5, 7], [8, 11]], 0.1, "hot"), qa([[5, 7], [0, 4]], 0.7, "Snow")],
     }  # fmt: skip
     gold = tmp_path / "gold_tokens.parquet"
     pd.DataFrame(gold_rows).to_parquet(gold)
@@ -353,11 +356,16 @@ def test_command_localises_a_qa_scorer_by_its_units(tmp_path):
     precision, recall, f1, _ = precision_recall_fscore_support(y, (support < 0.5).astype(int), average="binary")
     assert (row["precision"], row["recall"], row["f1"]) == pytest.approx((precision, recall, f1), abs=1e-6)
     assert row["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
-    assert row["n_tokens_outside_sentences"] == 4  # the full stops in no QA: d1's two, d2's and t2's
+    assert row["n_tokens_outside_units"] == 4  # the full stops in no QA: d1's two, d2's and t2's
     # Validation (dev) tokens: d1 "Cats" .8 "purr" .8 "." 1 "Dogs" .3 "bark" .3 "." 1; d2 "Birds" .4 "sing" .4 "." 1,
     # unsupported 0 0 0 1 1 0 1 1 0: flagging support < .8 (0.3 and 0.4) finds all four with no false flag.
     assert table.loc["val_tuned", "threshold"] == pytest.approx(0.8)
-    assert report["datasets"]["gold_tokens"]["scorers"]["qasem_consistency"]["tokens_outside_sentences"] == 4
+    assert report["datasets"]["gold_tokens"]["scorers"]["qasem_consistency"]["tokens_outside_units"] == 4
+    # A unit that is not the gold output's text where it says (a stale or another benchmark's table) is refused.
+    scored["t2"][0]["answer"] = "cold"
+    pd.DataFrame([{"example_id": eid, "score": 0.5, "units": units} for eid, units in scored.items()]).to_parquet(scores)
+    with pytest.raises(DataError, match=r"unit 0 'cold' is not the gold output's text at \[8, 11\].*record t2.*units"):
+        run(tmp_path, str(gold), [str(scores)])
 
 
 def test_command_splits_a_one_split_table_by_document_and_measures_agreement(tmp_path):

@@ -35,7 +35,7 @@ TOKENS = {
     "dataset": "wice_tokens", "scorer": "alignscore", "policy": "fixed05", "threshold": 0.5, "n_examples": 105,
     "n_unscored_examples": 0, "n_tokens": 1514, "n_unsupported": 407, "base_rate": 0.268824, "n_flagged": 1075,
     "precision": 0.256744, "recall": 0.678133, "f1": 0.37247, "f1_ci_low": 0.328277, "f1_ci_high": 0.41367,
-    "roc_auc": 0.508336, "roc_auc_ci_low": 0.468416, "roc_auc_ci_high": 0.548524, "n_tokens_outside_sentences": 0,
+    "roc_auc": 0.508336, "roc_auc_ci_low": 0.468416, "roc_auc_ci_high": 0.548524, "n_tokens_outside_units": 0,
 }  # fmt: skip
 
 

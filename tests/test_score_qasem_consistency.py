@@ -279,7 +279,7 @@ def test_bad_qa_tables_name_file_record_and_field(
             "parser",
             parsed.assign(answer_char_end=parsed["answer_char_end"] + 500),
             r"is outside its output sentence \[0, \d+\) \(a stale qas.parquet\?\) \(file qas.parquet, record example "
-            r".* field 'answer_char_start'\)",
+            r".* field 'answer_char_start/answer_char_end'\)",
         ),
         (
             "gold",

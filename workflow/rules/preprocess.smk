@@ -21,6 +21,16 @@ if _not_built:
         f"params.yaml preprocess.benchmarks names benchmarks that data.benchmarks does not build: {_not_built}"
     )
 PREPROCESS_MAX_EXAMPLES = param("preprocess.max_examples") or "all"
+# Which benchmarks get triples and parser QAs follows the scorers that read them (TRIPLE_BENCHMARKS and
+# PARSED_QA_BENCHMARKS, score.smk). Their keys are read here too, so that DVC's preprocess stage depends on them.
+for _key in (
+    "score.benchmarks",
+    "score.scorers",
+    "score.scorer_benchmarks",
+    "score.qasem_consistency.decomposition",
+    "score.qasem_consistency.qa_source",
+):
+    param(_key)
 
 
 wildcard_constraints:

@@ -8,7 +8,7 @@ of the outputs of that benchmark; e.g. `xsumfaith=results/data/xsumfaith_spans.p
 `output`, JSON `tokens`, `token_offsets`, `token_labels` (1 = supported) and optionally
 `worker_token_labels` (one list per annotator). Each token takes the support of its sentence, or the
 lowest of the units covering it (factlab.metaeval.localisation); a scored sentence must be the gold output's
-text at its offsets.
+text at its offsets, and so must a unit (a sentence unit its text, a QA its answer, whitespace aside).
 
 Validation and evaluated tokens: a gold table with `dev` and `test` splits (WiCE) tunes on dev and
 is evaluated on test; a table with one split (XSumFaith) is split by document, a seeded
@@ -19,7 +19,7 @@ scored examples of the evaluated part.
 tokens.csv: per (gold dataset, scorer) one row per threshold policy (`--policies`) and one for the
 flag-every-token baseline (`flag_all`): threshold, token precision / recall / F1 (unsupported =
 positive) with a document-bootstrap CI of F1, ROC AUC with its CI, token and example counts.
-report.json: the splits, thresholds, counts (unscored examples, tokens outside every sentence) and,
+report.json: the splits, thresholds, counts (unscored examples, tokens outside every scored unit) and,
 where several annotators marked the outputs, their agreement over tokens (`all` outputs of the gold
 table, and `evaluated`: every output of the evaluated part, scored or not, e.g. XSumFaith's Gold summaries).
 metrics.json: per scorer and gold dataset, token AUC and F1 per policy and of the baseline (`dvc metrics show`).
@@ -82,7 +82,7 @@ COLUMNS = (
     "roc_auc",
     "roc_auc_ci_low",
     "roc_auc_ci_high",
-    "n_tokens_outside_sentences",
+    "n_tokens_outside_units",
 )
 
 
@@ -257,9 +257,19 @@ def example_units(units: Any, output: str, *, file: str, record: str) -> tuple[l
         support = np.asarray([float(u["score"]) for u in units], dtype=float)
     except (KeyError, TypeError, ValueError) as error:
         raise DataError(f"unit record lacks output_spans/score ({error})", file=file, record=record, field="units") from error
-    for index, unit_spans in enumerate(spans):
+    for index, (unit, unit_spans) in enumerate(zip(units, spans, strict=True)):
         if len(unit_spans) and unit_spans.max() > len(output):
             message = f"unit {index}'s spans {unit_spans.tolist()} pass the end of the gold output ({len(output)} characters)"
+            raise DataError(message, file=file, record=record, field="units")
+        # A unit must be the gold output's text where it says: a sentence its hypothesis, a QA's answer (its second
+        # span; the parser's tokens joined by spaces, so compared without whitespace) its answer.
+        expected, span = (
+            (unit.get("hypothesis"), unit_spans[0] if len(unit_spans) else None)
+            if unit.get("unit") == "sentence"
+            else (unit.get("answer"), unit_spans[1] if len(unit_spans) > 1 else None)
+        )
+        if span is not None and "".join(output[span[0] : span[1]].split()) != "".join(str(expected).split()):
+            message = f"unit {index} {expected!r} is not the gold output's text at {span.tolist()}"
             raise DataError(message, file=file, record=record, field="units")
     return spans, support
 
@@ -285,13 +295,13 @@ def projected_support(detail: Any, detail_column: str, example: GoldExample, *, 
 def scored_tokens(path: str, gold: dict[str, GoldExample], parts: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
     """One row per token of each scored gold output: part, doc_id, y_unsupported, support.
 
-    `tokens_outside_sentences` counts the tokens outside every sentence (projected from the nearest) or, for a
-    table of units, covered by no unit (support 1)."""
+    `tokens_outside_units` counts the tokens outside every scored unit: outside every sentence (projected from the
+    nearest) or, for a table of units, covered by no unit (support 1)."""
     scores = read_example_table(path, SCORE_COLUMNS)
     detail_column = next((column for column in DETAIL_COLUMNS if column in scores.columns), None)
     if detail_column is None:
         raise DataError(f"no localising detail: a column of {list(DETAIL_COLUMNS)}", file=path, field=DETAIL_COLUMNS[0])
-    frames, counts = [], {"scored": 0, "unscored": 0, "tokens_outside_sentences": 0}
+    frames, counts = [], {"scored": 0, "unscored": 0, "tokens_outside_units": 0}
     by_id = dict(zip(scores["example_id"].astype(str), zip(scores["score"], scores[detail_column], strict=True), strict=True))
     unknown = sorted(set(by_id) - set(gold))
     if unknown:
@@ -303,7 +313,7 @@ def scored_tokens(path: str, gold: dict[str, GoldExample], parts: dict[str, str]
             continue
         projected = projected_support(detail, detail_column, example, file=path, record=example_id)
         counts["scored"] += 1
-        counts["tokens_outside_sentences"] += projected.n_outside
+        counts["tokens_outside_units"] += projected.n_outside
         frames.append(
             pd.DataFrame(
                 {
@@ -349,7 +359,7 @@ def localisation_rows(
         "scorer": scorer,
         "n_examples": int(evaluated["example_id"].nunique()),
         "n_unscored_examples": n_unscored,
-        "n_tokens_outside_sentences": n_outside,
+        "n_tokens_outside_units": n_outside,
     }
     if evaluated.empty:
         LOG.warning("%s: no scored evaluated tokens", what)
@@ -444,9 +454,7 @@ def run_localisation(args: argparse.Namespace) -> None:
             n_unscored = sum(1 for eid, part in parts.items() if part == EVALUATED) - int(
                 tokens.loc[tokens["part"] == EVALUATED, "example_id"].nunique()
             )
-            scorer_rows, thresholds = localisation_rows(
-                dataset, scorer, tokens, n_unscored, counts["tokens_outside_sentences"], args
-            )
+            scorer_rows, thresholds = localisation_rows(dataset, scorer, tokens, n_unscored, counts["tokens_outside_units"], args)
             rows += scorer_rows
             entry["scorers"][scorer] = {"scores": path, "thresholds": thresholds, **counts}
         report["datasets"][dataset] = entry

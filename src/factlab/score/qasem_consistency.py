@@ -191,7 +191,8 @@ def _output_spans(offsets: Sequence[object], sentence: Sentence, *, file: str | 
     fields = PARSER_SPAN_COLUMNS
     values = [_index(value, file=file, record=record, field=field) for value, field in zip(offsets, fields, strict=True)]
     spans = ((values[0], values[1]), (values[2], values[3]))
-    for (start, end), field in zip(spans, PARSER_SPAN_COLUMNS[::2], strict=True):
+    span_fields = [f"{first}/{second}" for first, second in zip(fields[::2], fields[1::2], strict=True)]
+    for (start, end), field in zip(spans, span_fields, strict=True):
         if not sentence.start <= start < end <= sentence.end:
             where = f"[{sentence.start}, {sentence.end})"
             message = f"span [{start}, {end}) is outside its output sentence {where} (a stale qas.parquet?)"
