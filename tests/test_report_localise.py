@@ -488,6 +488,7 @@ def test_qas_render_in_chromium(tmp_path: Path) -> None:
     # no sentence to select: the source shows the weakest QA's best chunk ([18, 37) of SOURCE_A)
     assert re.findall(r'<span class="evidence active"[^>]*>([^<]*)</span>', card_a) == [SOURCE_A[18:37]]
     assert "Source \u2014 best chunk for QA 1" in card_a
+    assert "evidence of the selected sentence or, without one, the weakest QA" in dom
 
 
 def test_malicious_text_stays_text_in_chromium(tmp_path: Path) -> None:

@@ -434,10 +434,14 @@ PAGE_JS = r"""
     swatch("below threshold " + t, null, colour((lo + t) / 2));
     swatch("at threshold", null, colour(t));
     swatch("support " + fmt(hi), null, colour(hi));
+    var qaPage = data.summary.n_qas > 0;
     swatch("evidence (" + (data.evidence_kind || "none recorded") + ")", "evidence");
-    swatch("evidence of the selected sentence", "evidence active");
+    swatch(qaPage ? "evidence of the selected sentence or, without one, the weakest QA" : "evidence of the selected sentence",
+      "evidence active");
     if (hasGold) { swatch("gold span", "gold"); }
-    legend.appendChild(el("span", null, "click a sentence to show its evidence"));
+    legend.appendChild(el("span", null, qaPage
+      ? "QAs: each output text coloured by the weakest QA covering it; click a sentence to show its evidence"
+      : "click a sentence to show its evidence"));
   }
 
   function render() {
