@@ -256,7 +256,7 @@ PAGE_JS = r"""
     });
     goldSpans(ex, "source").forEach(function (g) { spans.push(g); });
     box.textContent = "";
-    var first = null;
+    var first = null, shownQa = current < 0 ? weakestQa(ex) : -1;
     pieces(text.length, spans).forEach(function (piece) {
       var evidence = ofKind(piece, "evidence"), gold = ofKind(piece, "gold");
       if (!evidence.length && !gold.length) {
@@ -268,7 +268,6 @@ PAGE_JS = r"""
         var indices = evidence.filter(function (e) { return e.qa === undefined; }).map(function (e) { return e.index; });
         var qaIndices = evidence.filter(function (e) { return e.qa !== undefined; }).map(function (e) { return e.qa + 1; });
         node.classList.add("evidence");
-        var shownQa = current < 0 ? weakestQa(ex) : -1;
         if (indices.indexOf(current) >= 0 || (shownQa >= 0 && qaIndices.indexOf(shownQa + 1) >= 0)) {
           node.classList.add("active");
           first = first || node;
