@@ -273,3 +273,66 @@ def test_headline_metrics_average_only_the_benchmarks_with_an_auc() -> None:
         "bacc_fixed05": {"x": 0.75, "y": 0.5},
     }
     assert metrics["b"]["mean_roc_auc"] == 0.55 and metrics["b"]["benchmarks"] == 1
+
+
+def word_share(source: str, output: str) -> float:
+    """The share of the output's words found in the source: a cheap, independent score for the tests."""
+    words = output.lower().split()
+    present = set(source.lower().split())
+    return sum(word in present for word in words) / len(words)
+
+
+def test_wice_partially_supported_claims_get_their_own_rows(raw, tmp_path, capsys) -> None:
+    """Real WiCE claims (test split): the 3-way label breaks the supported-vs-not row down into partially supported
+    vs supported and not supported vs supported, each against scikit-learn on the claims picked here by hand; the
+    supported claims alone would be the whole benchmark again, so they get no row; a breakdown row is not in the means."""
+    from factlab.cli import main
+    from factlab.data.adapters.wice import adapt_wice_claims
+
+    data = adapt_wice_claims(raw).frame.query("split == 'test'")
+    data_path = tmp_path / "data" / "wice_claims.parquet"
+    data_path.parent.mkdir()
+    data.to_parquet(data_path)
+    scores = data[["example_id"]].assign(score=[word_share(s, o) for s, o in zip(data["source"], data["output"], strict=True)])
+    score_path = tmp_path / "score" / "wice_claims" / "overlap.parquet"
+    score_path.parent.mkdir(parents=True)
+    scores.to_parquet(score_path)
+    command = ["metaeval", "detection", "--scores", str(score_path), "--data", str(data_path),
+               "--groups", "wice_claims=wice_label", "--resamples", "20", "--confidence", "0.9", "--seed", "1",
+               "--ece-bins", "2", "--reliability-bins", "2", "--out", str(tmp_path / "auc.csv"),
+               "--out-reliability", str(tmp_path / "reliability.csv"), "--report", str(tmp_path / "report.json"),
+               "--out-metrics", str(tmp_path / "metrics.json")]  # fmt: skip
+    assert main(command) == 0
+    table = pd.read_csv(tmp_path / "auc.csv").set_index("benchmark")
+    joined = data.assign(score=scores["score"].to_numpy())
+    expected = {
+        "wice_claims": joined,
+        "wice_claims[wice_label=partially_supported vs all consistent]": joined[joined["wice_label"] != "not_supported"],
+        "wice_claims[wice_label=not_supported vs all consistent]": joined[joined["wice_label"] != "partially_supported"],
+    }
+    assert set(table.index) == set(expected)
+    for name, part in expected.items():
+        assert table.loc[name, "n"] == len(part)
+        assert table.loc[name, "roc_auc"] == pytest.approx(roc_auc_score(part["label"], part["score"]))
+        assert table.loc[name, "bacc_fixed05"] == pytest.approx(balanced_accuracy_score(part["label"], part["score"] >= 0.5))
+    assert (table.loc["wice_claims[wice_label=partially_supported vs all consistent]", "n"], table.loc["wice_claims", "n"]) == (
+        326,
+        358,
+    )  # 215 partially supported + 111 supported of the 358 test claims (the mirror README's counts)
+    metrics = json.loads((tmp_path / "metrics.json").read_text())["overlap"]
+    assert metrics["benchmarks"] == 1
+    assert metrics["mean_roc_auc"] == pytest.approx(table.loc["wice_claims", "roc_auc"], abs=1e-4)
+    assert len(metrics["roc_auc"]) == 3
+    assert json.loads((tmp_path / "report.json").read_text())["groups"] == {"wice_claims": ["wice_label"]}
+    assert main([("wice_claims=domain" if part == "wice_claims=wice_label" else part) for part in command]) != 0
+    assert f"{data_path}" in capsys.readouterr().err
+
+
+def test_breakdown_of_a_group_holding_both_labels_is_its_own_examples() -> None:
+    """A group column whose values each hold both labels (a custom benchmark's domain): one row per value, its examples."""
+    from factlab.metaeval.scorers import breakdowns
+
+    data = frame().assign(domain=["news", "news", "news", "news", "chat", "chat", "chat", "chat"])
+    subsets = breakdowns("b", data, ["domain"])
+    assert list(subsets) == ["b[domain=chat]", "b[domain=news]"]
+    assert list(subsets["b[domain=news]"]["example_id"]) == ["e0", "e1", "e2", "e3"]

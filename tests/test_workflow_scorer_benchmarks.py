@@ -139,10 +139,16 @@ def test_qa_detection_reads_no_benchmark_outside_the_selection(tmp_path: Path) -
     assert "results/score/qasem_consistency/qa_decomposition.gold_qas.parquet" in qa_detection
 
 
+@pytest.fixture(scope="module")
+def default_jobs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, str]]:
+    """The jobs of the default configuration's dry run."""
+    return jobs(dry_run(tmp_path_factory.mktemp("default"), {}).stdout)
+
+
 @pytest.mark.slow
-def test_the_ensemble_scores_what_its_members_score_but_never_its_fit_data(tmp_path: Path) -> None:
+def test_the_ensemble_scores_what_its_members_score_but_never_its_fit_data(tmp_path: Path, default_jobs) -> None:
     params = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]
-    found = jobs(dry_run(tmp_path, {}).stdout)
+    found = default_jobs
     fit_data = set(params["ensemble"]["validation_benchmarks"])
     every = scored(found, "preprocess_sentences")
     restricted = params["scorer_benchmarks"]
@@ -163,3 +169,12 @@ def test_the_ensemble_scores_what_its_members_score_but_never_its_fit_data(tmp_p
     done = dry_run(tmp_path, {"score": {"scorer_benchmarks": {"rouge": ["frank"]}}}, check=False)
     assert done.returncode != 0
     assert "ensemble member rouge does not score its fit benchmark summac_factcc" in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_detection_breaks_down_the_benchmarks_with_group_columns(default_jobs) -> None:
+    """WiCE's 3-way label reaches the detection table's command (partially supported claims as their own rows); the
+    TRUE table has no benchmark with group columns."""
+    shells = {rule: shell for rule, _, shell in default_jobs if rule in ("evaluate_detection", "evaluate_true_detection")}
+    assert re.search(r"--groups wice_claims=wice_label --resamples", shells["evaluate_detection"])
+    assert re.search(r"--groups +--resamples", shells["evaluate_true_detection"])

@@ -128,6 +128,15 @@ def detection_validation(scored):
     ]
 
 
+def detection_groups(benchmarks):
+    """--groups: each benchmark's group columns (its spec's, e.g. WiCE's 3-way label), for breakdown rows."""
+    return [
+        f"{name}={','.join(SPECS[name].group_columns)}"
+        for name in benchmarks
+        if SPECS[name].group_columns
+    ]
+
+
 def detection_inputs(benchmarks, validation):
     names = sorted(set(benchmarks) | set(validation))
     return {

@@ -292,6 +292,7 @@ for _table, _benchmarks in (
             CONDA_ENV
         params:
             validation=DETECTION_VALIDATION,
+            groups=detection_groups(_benchmarks),
             resamples=param("metaeval.bootstrap_resamples"),
             confidence=param("metaeval.confidence"),
             seed=param("metaeval.seed"),
@@ -299,7 +300,7 @@ for _table, _benchmarks in (
             reliability_bins=param("metaeval.reliability_plot_bins"),
         shell:
             "factlab metaeval detection --scores {input.scores} --data {input.data} --validation {params.validation} "
-            "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
+            "--groups {params.groups} --resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
             "--ece-bins {params.ece_bins} --reliability-bins {params.reliability_bins} --out {output.auc} "
             "--out-reliability {output.reliability} --report {output.report} --out-metrics {output.metrics} "
             "> {log} 2>&1"

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import write_report
+from factlab.commands import benchmark_arguments, write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
@@ -192,19 +192,6 @@ def read_example_table(path: str, columns: tuple[str, ...]) -> pd.DataFrame:
 def read_gold(path: str) -> dict[str, GoldExample]:
     frame = read_example_table(path, GOLD_COLUMNS)
     return {str(row["example_id"]): gold_example(row, file=path) for row in frame.to_dict("records")}
-
-
-def gold_arguments(values: list[str]) -> dict[str, str]:
-    """`<benchmark>=<path>` arguments -> {benchmark: path}."""
-    pairs = {}
-    for value in values:
-        benchmark, separator, path = value.partition("=")
-        if not separator or not benchmark or not path:
-            raise FactlabError(f"--gold {value!r}: expected <benchmark>=<path>")
-        if benchmark in pairs:
-            raise FactlabError(f"--gold names benchmark {benchmark!r} twice")
-        pairs[benchmark] = path
-    return pairs
 
 
 def split_parts(
@@ -426,7 +413,7 @@ def agreement_report(gold: dict[str, GoldExample], parts: dict[str, str]) -> dic
 
 
 def run_localisation(args: argparse.Namespace) -> None:
-    gold_paths = gold_arguments(args.gold)
+    gold_paths = benchmark_arguments(args.gold, "--gold", "path")
     by_benchmark: dict[str, list[str]] = {}
     for path in args.scores:
         benchmark = Path(path).parent.name

@@ -7,7 +7,10 @@ after isotonic calibration fitted on the validation data (`ece_isotonic`); balan
 whichever `--validation` benchmarks were scored, pooled) and at the best threshold of the evaluated
 data itself (`oracle`, optimistic, labelled as such), thresholds recorded in the table; and the
 paired document-bootstrap difference in AUC to the benchmark's best scorer, with its p-value
-(`factlab.metaeval.paired`). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
+(`factlab.metaeval.paired`). A benchmark's group columns (`--groups`, e.g. WiCE's 3-way `wice_label`) add breakdown
+rows named `B[column=value]`: the examples with that value, or, where those hold one label only, those against every
+example of the other label (`wice_claims[wice_label=partially_supported vs all consistent]`: partially supported
+against supported claims). Reliability diagrams per scorer (`reliability.csv`): equal-width bins of the
 scores pooled over the table's reported benchmarks, raw (where scores lie in [0, 1]) and after the
 isotonic calibration fitted on validation data. `metrics.json` holds each scorer's headline numbers (AUC and
 balanced accuracy at 0.5 per benchmark, and their means) for `dvc metrics show`. `tuning_overlap` is the share of a
@@ -31,8 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import write_report
-from factlab.errors import FactlabError
+from factlab.commands import benchmark_arguments, write_report
+from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.calibration import (
@@ -77,6 +80,12 @@ def register(commands: Any) -> None:
     detection.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/<scorer>.parquet")
     detection.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of the same benchmarks")
     detection.add_argument("--validation", nargs="*", default=[], help="benchmarks whose scores tune the val_tuned threshold")
+    detection.add_argument(
+        "--groups",
+        nargs="*",
+        default=[],
+        help="<benchmark>=<column>[,<column>...]: breakdown rows by a benchmark's group columns (e.g. wice_claims=wice_label)",
+    )
     detection.add_argument("--resamples", type=int, required=True)
     detection.add_argument("--confidence", type=float, required=True)
     detection.add_argument("--seed", type=int, required=True)
@@ -89,15 +98,58 @@ def register(commands: Any) -> None:
     detection.set_defaults(func=run_detection)
 
 
-def labelled_scores(data: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Scores joined to labels and documents; every scored example must be in the benchmark."""
+def labelled_scores(data: pd.DataFrame, scores: pd.DataFrame, groups: Sequence[str] = ()) -> pd.DataFrame:
+    """Scores joined to labels, documents and the `groups` columns; every scored example must be in the benchmark."""
     joined = scores[["example_id", "score"]].merge(
-        data[["example_id", "doc_id", "source", "label"]], on="example_id", how="left", validate="one_to_one"
+        data[["example_id", "doc_id", "source", "label", *groups]], on="example_id", how="left", validate="one_to_one"
     )
     if joined["doc_id"].isna().any():
         missing = joined.loc[joined["doc_id"].isna(), "example_id"].iloc[0]
         raise FactlabError(f"scored example {missing!r} is not in the benchmark")
     return joined[joined["label"].notna()]
+
+
+def group_arguments(values: list[str], data: Mapping[str, pd.DataFrame], paths: Mapping[str, str]) -> dict[str, list[str]]:
+    """`--groups` -> {benchmark: [columns]}; each benchmark must have a --data file holding each column."""
+    groups = {}
+    for benchmark, named in benchmark_arguments(values, "--groups", "column[,column...]").items():
+        if benchmark not in data:
+            raise FactlabError(f"--groups names benchmark {benchmark!r}, which has no --data file")
+        columns = named.split(",")
+        for column in columns:
+            if column not in data[benchmark].columns:
+                raise DataError("no such column (named by --groups)", file=paths[benchmark], record="header", field=column)
+        groups[benchmark] = columns
+    return groups
+
+
+def breakdown_name(benchmark: str, column: str, value: Any, against: int | None = None) -> str:
+    """`B[column=value]`, or `B[column=value vs all consistent]` for a one-label group set against the other label."""
+    versus = "" if against is None else f" vs all {'consistent' if against == 1 else 'inconsistent'}"
+    return f"{benchmark}[{column}={value}{versus}]"
+
+
+def is_breakdown(name: str) -> bool:
+    return name.endswith("]") and "[" in name
+
+
+def breakdowns(benchmark: str, frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """Breakdown rows of one benchmark's labelled scores by its group columns: per value, the examples holding it
+    where they have both labels; where they have one label only (WiCE's partially supported claims are all
+    unsupported), those examples against every example of the other label (partially supported vs supported), unless
+    that is the whole benchmark again. Examples without a value are in no breakdown."""
+    subsets = {}
+    for column in columns:
+        for value, part in frame.groupby(column, sort=True):
+            labels = set(part["label"].astype(int))
+            if len(labels) == 2:
+                subsets[breakdown_name(benchmark, column, value)] = part
+                continue
+            other = 1 - labels.pop()
+            contrast = pd.concat([part, frame[frame["label"].astype(int) == other]])
+            if len(contrast) < len(frame):
+                subsets[breakdown_name(benchmark, column, value, other)] = contrast
+    return subsets
 
 
 def pooled_validation(tuning: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
@@ -247,14 +299,19 @@ class TuningOverlap:
 
 
 def run_detection(args: argparse.Namespace) -> None:
-    data = {Path(path).stem: pd.read_parquet(path) for path in args.data}
+    data_paths = {Path(path).stem: path for path in args.data}
+    data = {name: pd.read_parquet(path) for name, path in data_paths.items()}
+    groups = group_arguments(args.groups, data, data_paths)
     by_scorer: dict[str, dict[str, pd.DataFrame]] = {}
     for path in args.scores:
         scorer, benchmark = Path(path).stem, Path(path).parent.name
         if benchmark not in data:
             raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
-        by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(data[benchmark], pd.read_parquet(path))
+        by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(
+            data[benchmark], pd.read_parquet(path), groups.get(benchmark, ())
+        )
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
+    report["groups"] = groups
     overlaps = TuningOverlap(data, args.validation)
     reliability: list[dict[str, Any]] = []
     for scorer, frames in sorted(by_scorer.items()):
@@ -263,15 +320,19 @@ def run_detection(args: argparse.Namespace) -> None:
         report["thresholds"][scorer] = threshold
         pooled = pooled_validation(tuning)
         calibrate = None if pooled is None else isotonic_calibrator(pooled["label"].astype(int), pooled["score"])
-        reported = [frame for benchmark, frame in sorted(frames.items()) if benchmark not in tuning]
-        reliability += reliability_rows(scorer, reported, calibrate, args.reliability_bins)
-        for benchmark, frame in sorted(frames.items()):
-            if benchmark in tuning:
-                continue
+        reported = {benchmark: frame for benchmark, frame in sorted(frames.items()) if benchmark not in tuning}
+        reliability += reliability_rows(scorer, list(reported.values()), calibrate, args.reliability_bins)
+        evaluated = []
+        for benchmark, frame in reported.items():
+            evaluated.append((benchmark, benchmark, frame))
+            for name, subset in breakdowns(benchmark, frame, groups.get(benchmark, ())).items():
+                evaluated.append((name, benchmark, subset))
+                frames[name] = subset  # the paired test against the breakdown's best scorer reads it
+        for name, benchmark, frame in evaluated:
             rows.append(
                 detection_row(
                     scorer,
-                    benchmark,
+                    name,
                     frame,
                     threshold,
                     overlaps(benchmark, frame),
@@ -298,7 +359,7 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     """metrics.json (`dvc metrics show`): per scorer, ROC AUC and balanced accuracy at 0.5 on each reported benchmark
     where both are defined (both labels present), and their unweighted means over those benchmarks (TRUE's summary:
     the mean AUC over its sets). A mean is comparable between scorers only over the same benchmarks: `benchmarks`
-    counts them."""
+    counts them. Breakdown rows (`B[column=value]`) are listed but are not in the means: their examples are B's."""
 
     def rounded(value: float) -> float:
         return round(float(value), HEADLINE_DIGITS)
@@ -307,10 +368,12 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     for scorer, rows in table.groupby("scorer", sort=True):
         rows = rows.dropna(subset=["roc_auc"]).sort_values("benchmark")
         bacc = rows.dropna(subset=["bacc_fixed05"])
+        whole = ~rows["benchmark"].map(is_breakdown)
+        whole_bacc = bacc[~bacc["benchmark"].map(is_breakdown)]
         metrics[str(scorer)] = {
-            "benchmarks": len(rows),
-            "mean_roc_auc": rounded(rows["roc_auc"].mean()) if len(rows) else None,
-            "mean_bacc_fixed05": rounded(bacc["bacc_fixed05"].mean()) if len(bacc) else None,
+            "benchmarks": int(whole.sum()),
+            "mean_roc_auc": rounded(rows.loc[whole, "roc_auc"].mean()) if whole.any() else None,
+            "mean_bacc_fixed05": rounded(whole_bacc["bacc_fixed05"].mean()) if len(whole_bacc) else None,
             "roc_auc": {str(name): rounded(value) for name, value in zip(rows["benchmark"], rows["roc_auc"], strict=True)},
             "bacc_fixed05": {
                 str(name): rounded(value) for name, value in zip(bacc["benchmark"], bacc["bacc_fixed05"], strict=True)
