@@ -336,3 +336,17 @@ def test_breakdown_of_a_group_holding_both_labels_is_its_own_examples() -> None:
     subsets = breakdowns("b", data, ["domain"])
     assert list(subsets) == ["b[domain=chat]", "b[domain=news]"]
     assert list(subsets["b[domain=news]"]["example_id"]) == ["e0", "e1", "e2", "e3"]
+
+
+def test_headline_metrics_of_a_scorer_with_no_auc_anywhere() -> None:
+    """A scorer whose every benchmark has one label (a smoke subset) has no means and counts no benchmark."""
+    from factlab.metaeval.scorers import headline_metrics
+
+    table = pd.DataFrame({"scorer": ["a"], "benchmark": ["one_label"], "roc_auc": [np.nan], "bacc_fixed05": [np.nan]})
+    assert headline_metrics(table)["a"] == {
+        "benchmarks": 0,
+        "mean_roc_auc": None,
+        "mean_bacc_fixed05": None,
+        "roc_auc": {},
+        "bacc_fixed05": {},
+    }

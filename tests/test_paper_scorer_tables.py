@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 
-from factlab.paper.scorer_tables import frank_scorers_frame, interval, localisation_frame
+from factlab.paper.scorer_tables import correlations_frame, interval, localisation_frame
 
 # Rows of results/metaeval/frank_scorers/correlations.csv from a default run (session 17).
 CORRELATIONS = """metric,subset,n,pearson,pearson_p,spearman,spearman_p,variant,n_dropped_nan,pearson_ci_low,pearson_ci_high
@@ -19,7 +19,7 @@ BertScore P Art,cnndm,1250,0.345507562928669,2.3e-36,0.28954275769888516,1.4e-25
 
 def test_correlation_interval_keeps_three_decimals() -> None:
     # A correlation's CI at one decimal read "[0.2, 0.3]" for both rows: it could not separate them.
-    table = frank_scorers_frame(pd.read_csv(io.StringIO(CORRELATIONS))).set_index("metric")
+    table = correlations_frame(pd.read_csv(io.StringIO(CORRELATIONS))).set_index("metric")
     assert table.at["BertScore P Art", "95% CI (all)"] == "[0.231, 0.313]"
     assert table.at["factlab alignscore", "95% CI (all)"] == "[0.125, 0.220]"
     assert list(table.index) == ["BertScore P Art", "factlab alignscore"]  # by Pearson on all, highest first
@@ -45,3 +45,60 @@ def test_localisation_intervals_on_the_scale_of_their_estimates() -> None:
     assert round(row["token AUC"], 3) == 0.508
     assert row["AUC 95% CI"] == "[0.468, 0.549]"
     assert row["F1 95% CI"] == "[0.328, 0.414]"
+
+
+def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:
+    """The agreement of the evaluated part (not of `all`) and each retrieval method at each k, beside the token rows;
+    without annotators or retrieval, the token rows alone."""
+    report = {
+        "datasets": {
+            "wice_tokens": {"agreement": None},
+            "xsumfaith_spans": {
+                "agreement": {
+                    "all": {"mean_pairwise_f1": 0.9, "fleiss_kappa": 0.9, "n_tokens": 60000},
+                    "evaluated": {"mean_pairwise_f1": 0.5123, "fleiss_kappa": 0.2111, "n_tokens": 33000},
+                }
+            },
+        }
+    }
+    retrieval = {
+        "summary": [
+            {"method": "binary_search", "k": 1, "claims": 328, "recall": 0.173, "hit": 0.317, "mean_calls": 14.2},
+            {"method": "brute_force", "k": 3, "claims": 328, "recall": 0.586, "hit": 0.82, "mean_calls": 123.2},
+        ]
+    }
+    table = localisation_frame(pd.DataFrame([TOKENS]), report, retrieval)
+    assert list(table["scorer"]) == ["alignscore", "annotators", "scale binary_search", "scale brute_force"]
+    annotators = table.iloc[1]
+    assert (annotators["gold"], annotators["n"], annotators["F1"]) == ("xsumfaith_spans", 33000, 0.5123)
+    assert annotators["policy"] == "pairwise, kappa 0.211"
+    assert pd.isna(annotators["precision"]) and pd.isna(annotators["token AUC"])
+    evidence = table.iloc[3]
+    assert (evidence["gold"], evidence["policy"], evidence["n"], evidence["recall"]) == (
+        "wice_claims evidence",
+        "top 3",
+        328,
+        0.586,
+    )
+    assert table["n"].dtype == "Int64" and table.iloc[0]["n"] == 1514
+    assert len(localisation_frame(pd.DataFrame([TOKENS]), {"datasets": {}}, {"summary": []})) == 1
+
+
+# Rows of results/metaeval/frank_scorers/williams.csv of the same run (factlab alignscore vs the reference).
+WILLIAMS = """metric_a,metric_b,n,r12,r13,r23,t,df,p_two_sided,p_frank_one_sided,variant,p
+factlab alignscore,BertScore P Art,2246,0.171,0.271,0.43,-4.1,2243,4.2e-05,2.1e-05,two_sided,4.2e-05
+"""
+
+
+def test_williams_p_against_the_top_row_only_where_the_pair_was_tested() -> None:
+    """FRANK: the best metric (the released BERTScore-P-Art here) heads the table; factlab alignscore carries the p of
+    its tested pair with it; a subset-keyed Williams table (SummEval) is read on the table's subset only."""
+    correlations = pd.read_csv(io.StringIO(CORRELATIONS))
+    table = correlations_frame(correlations, pd.read_csv(io.StringIO(WILLIAMS))).set_index("metric")
+    column = "Williams p vs BertScore P Art (all)"
+    assert pd.isna(table.at["BertScore P Art", column])
+    assert table.at["factlab alignscore", column] == 4.2e-05
+    on_cnndm = correlations.assign(subset=correlations["subset"].replace({"all": "everything", "cnndm": "all"}))
+    keyed = pd.read_csv(io.StringIO(WILLIAMS)).assign(subset="everything")
+    table = correlations_frame(on_cnndm, keyed).set_index("metric")  # no test on the subset shown: no p
+    assert table[column].isna().all() and table.at["BertScore P Art", "n (all)"] == 1250

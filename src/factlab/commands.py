@@ -54,19 +54,6 @@ def max_examples(value: str) -> int | None:
     return None if value == "all" else positive_int(value)
 
 
-def benchmark_arguments(values: list[str], option: str, what: str) -> dict[str, str]:
-    """`<benchmark>=<value>` arguments of `option` -> {benchmark: value}; each benchmark once."""
-    pairs = {}
-    for value in values:
-        benchmark, separator, named = value.partition("=")
-        if not separator or not benchmark or not named:
-            raise FactlabError(f"{option} {value!r}: expected <benchmark>=<{what}>")
-        if benchmark in pairs:
-            raise FactlabError(f"{option} names benchmark {benchmark!r} twice")
-        pairs[benchmark] = named
-    return pairs
-
-
 def settings_from_mapping(values: Mapping[str, Any], cls: type[Settings], what: str) -> Settings:
     """A settings dataclass from params.yaml values; an unknown key is an error naming the known ones."""
     known = {field.name for field in fields(cls)}  # type: ignore[arg-type]

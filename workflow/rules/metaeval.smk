@@ -343,6 +343,40 @@ rule correlate_frank_scorers:
         "--out-metrics {output.metrics} --out-ablation {output.ablation} > {log} 2>&1"
 
 
+# factlab's scorers on SummEval, FRANK's protocol (only when the score stage scores SummEval): on every summary and on
+# those that were not tuning examples (the detection validation cuts: SummaC's SummEval cut holds SummEval summaries).
+SUMMEVAL_SCORED = (
+    bool(score_files(["summeval"], SCORERS)) and "summeval" in SCORE_BENCHMARKS
+)
+
+
+rule correlate_summeval_scorers:
+    input:
+        benchmark="results/data/summeval.parquet",
+        scores=score_files(["summeval"], SCORERS),
+        tuning=[f"results/data/{name}.parquet" for name in DETECTION_VALIDATION],
+        code=code("metaeval", "summeval-scorers"),
+    output:
+        correlations=f"{METAEVAL_DIR}/summeval_scorers/correlations.csv",
+        williams=f"{METAEVAL_DIR}/summeval_scorers/williams.csv",
+        metrics=f"{METAEVAL_DIR}/summeval_scorers/metrics.json",
+    log:
+        "logs/metaeval/summeval_scorers.log",
+    conda:
+        CONDA_ENV
+    params:
+        variant=param("metaeval.frank.partial_variant"),
+        williams_variant=param("metaeval.frank.williams_variant"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
+    shell:
+        "factlab metaeval summeval-scorers --benchmark {input.benchmark} --scores {input.scores} --tuning {input.tuning} "
+        "--variant {params.variant} --williams-variant {params.williams_variant} --resamples {params.resamples} "
+        "--confidence {params.confidence} --seed {params.seed} --out-correlations {output.correlations} "
+        "--out-williams {output.williams} --out-metrics {output.metrics} > {log} 2>&1"
+
+
 # Token-level localisation: each scorer's per-sentence support (QASemConsistency: its QAs' spans) projected onto
 # output tokens, against XSumFaith's spans (xsumfaith_spans, gold of the xsumfaith benchmark) and WiCE's
 # unsupported tokens (wice_tokens).
@@ -495,5 +529,6 @@ rule metaeval:
         rules.evaluate_detection.output,
         rules.evaluate_true_detection.output,
         rules.correlate_frank_scorers.output if FRANK_SCORED else [],
+        rules.correlate_summeval_scorers.output if SUMMEVAL_SCORED else [],
         rules.evaluate_qa_decomposition.output if QA_DECOMPOSITION_RUN else [],
         rules.evaluate_qa_detection.output if QA_DETECTION_RUN else [],

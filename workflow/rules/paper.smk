@@ -310,6 +310,7 @@ rule plot_detection_reliability:
 rule tabulate_frank_scorers:
     input:
         correlations=rules.correlate_frank_scorers.output.correlations,
+        williams=rules.correlate_frank_scorers.output.williams,
         code=code("paper", "frank-scorers-table"),
     output:
         md=report(
@@ -323,7 +324,29 @@ rule tabulate_frank_scorers:
     conda:
         CONDA_ENV
     shell:
-        "factlab paper frank-scorers-table --correlations {input.correlations} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+        "factlab paper frank-scorers-table --correlations {input.correlations} --williams {input.williams} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_summeval_scorers:
+    input:
+        correlations=rules.correlate_summeval_scorers.output.correlations,
+        williams=rules.correlate_summeval_scorers.output.williams,
+        code=code("paper", "summeval-scorers-table"),
+    output:
+        md=report(
+            "paper/tables/summeval_scorers.md",
+            caption="../report/summeval_scorers_table.rst",
+            category="factlab_scorers",
+        ),
+        tex="paper/tables/summeval_scorers.tex",
+    log:
+        "logs/paper/tabulate_summeval_scorers.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper summeval-scorers-table --correlations {input.correlations} --williams {input.williams} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule plot_frank_scorers_ablation:
@@ -349,6 +372,8 @@ rule plot_frank_scorers_ablation:
 rule tabulate_localisation:
     input:
         tokens=rules.evaluate_localisation.output.tokens,
+        localisation_report=rules.evaluate_localisation.output.report,
+        retrieval_report=rules.scale_retrieval.output.report,
         code=code("paper", "localisation-table"),
     output:
         md=report(
@@ -362,7 +387,8 @@ rule tabulate_localisation:
     conda:
         CONDA_ENV
     shell:
-        "factlab paper localisation-table --tokens {input.tokens} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+        "factlab paper localisation-table --tokens {input.tokens} --localisation-report {input.localisation_report} "
+        "--retrieval-report {input.retrieval_report} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule tabulate_retrieval:
@@ -511,6 +537,7 @@ PAPER_PARTS = [
     rules.tabulate_pipeline_cost.output,
     *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
     *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
+    *([rules.tabulate_summeval_scorers.output] if SUMMEVAL_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
     *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
     *([rules.tabulate_qa_detection.output] if QA_DETECTION_RUN else []),

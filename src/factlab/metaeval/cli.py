@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "qasem-parser": "factlab.metaeval.qasem_parser",
     "detection": "factlab.metaeval.scorers",
     "frank-scorers": "factlab.metaeval.frank_scorers",
+    "summeval-scorers": "factlab.metaeval.summeval_scorers",
     "localisation": "factlab.metaeval.localisation_command",
     "qa-decomposition": "factlab.metaeval.qa_decomposition",
     "qa-detection": "factlab.metaeval.qa_detection",

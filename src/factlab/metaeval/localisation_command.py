@@ -37,9 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import benchmark_arguments, write_report
+from factlab.commands import write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
+from factlab.metaeval.arguments import benchmark_arguments
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (

@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import benchmark_arguments, write_report
+from factlab.commands import write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
+from factlab.metaeval.arguments import benchmark_arguments
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.calibration import (
     as_probabilities,
@@ -368,8 +369,8 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     for scorer, rows in table.groupby("scorer", sort=True):
         rows = rows.dropna(subset=["roc_auc"]).sort_values("benchmark")
         bacc = rows.dropna(subset=["bacc_fixed05"])
-        whole = ~rows["benchmark"].map(is_breakdown)
-        whole_bacc = bacc[~bacc["benchmark"].map(is_breakdown)]
+        whole = np.array([not is_breakdown(str(name)) for name in rows["benchmark"]], dtype=bool)
+        whole_bacc = bacc[[not is_breakdown(str(name)) for name in bacc["benchmark"]]]
         metrics[str(scorer)] = {
             "benchmarks": int(whole.sum()),
             "mean_roc_auc": rounded(rows.loc[whole, "roc_auc"].mean()) if whole.any() else None,

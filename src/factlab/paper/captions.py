@@ -68,7 +68,18 @@ FRANK_SCORERS = (
     "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
     "summaries and per subset, with a document-bootstrap 95\\% CI on all. factlab ensemble is a logistic-regression "
     "stack of other factlab scorers fitted on the SummaC validation cuts less every example sharing an 8-word run with "
-    "FRANK's texts, its regularisation chosen by out-of-fold AUC on those cuts."
+    "FRANK's texts, its regularisation chosen by out-of-fold AUC on those cuts. The last column is the two-sided "
+    "Williams test of each metric's partial correlation against the best one's (the top row), on the summaries both "
+    "scored; a pair of released baselines is not tested."
+)
+
+SUMMEVAL_SCORERS = (
+    "FRANK's protocol on SummEval (100 CNN/DM articles, 16 systems): partial Pearson correlation of each factlab scorer "
+    "with the experts' mean consistency rating, the summarisation system as confounder, on every summary (all) and "
+    "on the summaries that were not tuning examples (held\\_out: SummaC's SummEval validation cut, on which "
+    "AlignScore's head and chunk size and every threshold were chosen, holds one summary of each article); on "
+    "held\\_out, a document-bootstrap 95\\% CI and the two-sided Williams test of each scorer against the best one "
+    "(the top row)."
 )
 
 QA_DECOMPOSITION = (
@@ -97,7 +108,11 @@ LOCALISATION = (
     "when below the threshold; qasem\\_consistency: the lowest support of the QAs whose predicate or answer covers "
     "the token, 1 for a token in no QA), against XSumFaith's hallucination spans (majority of 3 workers) and WiCE's "
     "unsupported tokens; precision, recall and F1 of the unsupported class per threshold policy (flag\\_all: "
-    "every token flagged), and token ROC AUC; F1 and AUC with 95\\% CIs from a bootstrap over source documents."
+    "every token flagged), and token ROC AUC; F1 and AUC with 95\\% CIs from a bootstrap over source documents. "
+    "Annotators: how far the workers agree on the evaluated outputs (all of them, scored or not), the mean over pairs "
+    "of workers of one's token F1 against the other's marks, and Fleiss' $\\kappa$ over tokens. Evidence: SCALE's "
+    "retrieval of WiCE's annotated supporting sentences (test claims; n counts claims, tokens elsewhere), recall@k "
+    "of the best annotated set by binary search and by ranking every sentence (the retrieval table has its costs)."
 )
 
 
@@ -288,6 +303,7 @@ REPORT_CAPTIONS: dict[str, str] = {
         f"group premise: {_param('score.scale.retrieval.group_premise')}"
     ),
     "frank_scorers_table": FRANK_SCORERS,
+    "summeval_scorers_table": SUMMEVAL_SCORERS,
     "localisation_table": LOCALISATION,
     "qa_decomposition_table": _report(
         QA_DECOMPOSITION,

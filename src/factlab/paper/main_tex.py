@@ -77,7 +77,15 @@ SECTIONS = (
         "FRANK's protocol, rebuilt from its released scores: partial correlations of each metric with the human "
         "Factuality score controlling for the summarisation system, Williams tests between metrics, and the "
         "error-category ablation; then factlab's own scorers under the same protocol.",
-        ("frank_baselines", "frank_williams", "frank_metric_matrix", "frank_ablation", "frank_scorers", "frank_scorers_ablation"),
+        (
+            "frank_baselines",
+            "frank_williams",
+            "frank_metric_matrix",
+            "frank_ablation",
+            "frank_scorers",
+            "frank_scorers_ablation",
+            "summeval_scorers",
+        ),
     ),
     Section(
         "Localisation",

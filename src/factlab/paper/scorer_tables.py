@@ -1,8 +1,10 @@
 """Tables of factlab's scorers from the metaeval and score outputs (nothing is recomputed here).
 
 - `detection-table`: results/metaeval/detection/auc.csv, every scorer on every scored benchmark;
-- `frank-scorers-table`: results/metaeval/frank_scorers/correlations.csv (FRANK's protocol);
-- `localisation-table`: results/metaeval/localisation/tokens.csv;
+- `frank-scorers-table`: results/metaeval/frank_scorers/{correlations,williams}.csv (FRANK's protocol);
+- `summeval-scorers-table`: results/metaeval/summeval_scorers/{correlations,williams}.csv (the same on SummEval);
+- `localisation-table`: results/metaeval/localisation/{tokens.csv,report.json} (the annotators' agreement) and
+  results/score/wice_claims/scale_retrieval.json (evidence retrieval rows);
 - `retrieval-table`: results/score/wice_claims/scale_retrieval.json (SCALE's evidence retrieval);
 - `qa-decomposition-table`: results/metaeval/qa_decomposition/{response,qa}_detection.csv (QASemConsistency's QAs
   against sentences and against the parser's QAs);
@@ -14,9 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from factlab.paper import captions
@@ -26,8 +30,19 @@ from factlab.paper.tables import write_tables
 def register(commands: Any) -> None:
     for name, help_text, sources, run in (
         ("detection-table", "factlab's scorers as detectors on every scored benchmark", ("--auc",), run_table),
-        ("frank-scorers-table", "factlab's scorers under FRANK's protocol", ("--correlations",), run_table),
-        ("localisation-table", "token-level localisation of factlab's scorers", ("--tokens",), run_table),
+        ("frank-scorers-table", "factlab's scorers under FRANK's protocol", ("--correlations", "--williams"), run_table),
+        (
+            "summeval-scorers-table",
+            "factlab's scorers on SummEval under FRANK's protocol",
+            ("--correlations", "--williams"),
+            run_table,
+        ),
+        (
+            "localisation-table",
+            "token-level localisation of factlab's scorers, annotator agreement and SCALE's evidence retrieval",
+            ("--tokens", "--localisation-report", "--retrieval-report"),  # tokens.csv, report.json, scale_retrieval.json
+            run_table,
+        ),
         ("retrieval-table", "SCALE's evidence retrieval on WiCE", ("--report",), run_table),
         (
             "qa-decomposition-table",
@@ -75,25 +90,50 @@ def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
     ).sort_values(["benchmark", "AUC"], ascending=[True, False], kind="stable")
 
 
-def frank_scorers_frame(correlations: pd.DataFrame) -> pd.DataFrame:
+def williams_vs_best(williams: pd.DataFrame, best: str, metrics: Sequence[str]) -> list[float]:
+    """Per metric, the Williams p-value of its partial correlation against `best`'s (NaN for `best` itself and for a
+    pair that was not tested)."""
+    p_values = {frozenset((a, b)): p for a, b, p in zip(williams["metric_a"], williams["metric_b"], williams["p"], strict=True)}
+    return [np.nan if metric == best else p_values.get(frozenset((metric, best)), np.nan) for metric in metrics]
+
+
+def correlations_frame(correlations: pd.DataFrame, williams: pd.DataFrame | None = None, subset: str = "all") -> pd.DataFrame:
+    """Partial Pearson per metric and subset; on `subset`, its 95% CI, n and, given the Williams comparisons, the
+    p-value of each metric against the best on that subset; rows from the highest Pearson on `subset`."""
     table = correlations.pivot_table(index="metric", columns="subset", values="pearson", sort=False)
-    table.columns = [f"Pearson {subset}" for subset in table.columns]
-    on_all = correlations[correlations["subset"] == "all"].set_index("metric")
-    table["95% CI (all)"] = [
-        interval(on_all.at[m, "pearson_ci_low"], on_all.at[m, "pearson_ci_high"], decimals=3) for m in table.index
+    table.columns = [f"Pearson {name}" for name in table.columns]
+    on_subset = correlations[correlations["subset"] == subset].set_index("metric")
+    table[f"95% CI ({subset})"] = [
+        interval(on_subset.at[m, "pearson_ci_low"], on_subset.at[m, "pearson_ci_high"], decimals=3) for m in table.index
     ]
-    table["n (all)"] = on_all["n"].reindex(table.index).astype("Int64")
-    return table.reset_index().sort_values("Pearson all", ascending=False, kind="stable")
+    table[f"n ({subset})"] = on_subset["n"].reindex(table.index).astype("Int64")
+    table = table.sort_values(f"Pearson {subset}", ascending=False, kind="stable")
+    if williams is not None:
+        tested = williams[williams["subset"] == subset] if "subset" in williams.columns else williams
+        best = str(table.index[0])
+        table[f"Williams p vs {best} ({subset})"] = williams_vs_best(tested, best, list(table.index))
+    return table.reset_index()
 
 
-def localisation_frame(tokens: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(
+SUMMEVAL_REPORTED = "held_out"  # SummEval's summaries that were not tuning examples (factlab.metaeval.summeval_scorers)
+ANNOTATORS = "annotators"
+EVIDENCE_GOLD = "wice_claims evidence"
+
+
+def localisation_frame(
+    tokens: pd.DataFrame, localisation_report: dict[str, Any] | None = None, retrieval_report: dict[str, Any] | None = None
+) -> pd.DataFrame:
+    """The token rows of each gold dataset (every scorer's policies and the flag-all baseline), then, where several
+    annotators marked its outputs, their agreement on the evaluated part (mean pairwise token F1, Fleiss' kappa:
+    the localisation report's); then SCALE's evidence retrieval on WiCE claims (recall@k of the annotated supporting
+    sentences; `n` counts claims there, tokens elsewhere)."""
+    frame = pd.DataFrame(
         {
             "gold": tokens["dataset"],
             "scorer": tokens["scorer"],
             "policy": tokens["policy"],
-            "tokens": tokens["n_tokens"],
-            "unsupported": tokens["n_unsupported"],
+            "n": tokens["n_tokens"].astype("Int64"),
+            "unsupported": tokens["n_unsupported"].astype("Int64"),
             "precision": tokens["precision"],
             "recall": tokens["recall"],
             "F1": tokens["f1"],
@@ -104,6 +144,27 @@ def localisation_frame(tokens: pd.DataFrame) -> pd.DataFrame:
             ],
         }
     )
+    extra = []
+    for dataset, entry in sorted(((localisation_report or {}).get("datasets") or {}).items()):
+        agreement = (entry.get("agreement") or {}).get("evaluated")
+        if agreement:
+            extra.append(
+                {
+                    "gold": dataset,
+                    "scorer": ANNOTATORS,
+                    "policy": f"pairwise, kappa {agreement['fleiss_kappa']:.3f}",
+                    "n": agreement["n_tokens"],
+                    "F1": agreement["mean_pairwise_f1"],
+                }
+            )
+    for row in (retrieval_report or {}).get("summary", []):
+        extra.append(
+            {"gold": EVIDENCE_GOLD, "scorer": f"scale {row['method']}", "policy": f"top {row['k']}", "n": row["claims"]}
+            | {"recall": row["recall"]}
+        )
+    if not extra:
+        return frame
+    return pd.concat([frame, pd.DataFrame(extra)], ignore_index=True).astype({"n": "Int64", "unsupported": "Int64"})
 
 
 def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
@@ -182,10 +243,14 @@ def run_table(args: argparse.Namespace) -> None:
     if args.table == "detection-table":
         frame, caption, label = detection_frame(pd.read_csv(args.auc)), captions.DETECTION, "tab:detection"
     elif args.table == "frank-scorers-table":
-        frame = frank_scorers_frame(pd.read_csv(args.correlations))
+        frame = correlations_frame(pd.read_csv(args.correlations), pd.read_csv(args.williams))
         caption, label = captions.FRANK_SCORERS, "tab:frank-scorers"
+    elif args.table == "summeval-scorers-table":
+        frame = correlations_frame(pd.read_csv(args.correlations), pd.read_csv(args.williams), subset=SUMMEVAL_REPORTED)
+        caption, label = captions.SUMMEVAL_SCORERS, "tab:summeval-scorers"
     elif args.table == "localisation-table":
-        frame, caption, label = localisation_frame(pd.read_csv(args.tokens)), captions.LOCALISATION, "tab:localisation"
+        reports = [json.loads(Path(path).read_text()) for path in (args.localisation_report, args.retrieval_report)]
+        frame, caption, label = localisation_frame(pd.read_csv(args.tokens), *reports), captions.LOCALISATION, "tab:localisation"
     else:
         report = json.loads(Path(args.report).read_text())
         frame, caption, label = retrieval_frame(report), captions.retrieval(report["settings"]["retrieval"]), "tab:retrieval"

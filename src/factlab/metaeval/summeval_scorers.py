@@ -1,0 +1,178 @@
+"""`factlab metaeval summeval-scorers`: factlab's scorers against SummEval's expert consistency, FRANK's protocol.
+
+SummEval (Fabbri et al., 2021): 100 CNN/DM articles x 16 systems, `human_score` = consistency, the mean of 3
+experts' 1-5 ratings. Each factlab score table of the `summeval` benchmark becomes a metric column (`factlab
+<scorer>`), on the summaries every scorer scored. FRANK's functions (factlab.metaeval.published.frank), unchanged,
+give per subset the partial Pearson and Spearman with consistency, the system as confounder, with document-bootstrap
+CIs of the Pearson, and Williams tests between every pair of scorers. Two subsets:
+
+- `all`: every scored summary;
+- `held_out`: the summaries that are not tuning examples (`--tuning`: the validation cuts that chose AlignScore's
+  support head and chunk size and every scorer's threshold). SummaC's SummEval cut is 100 SummEval summaries, one of
+  each article, in SummaC's tokenisation: a summary is a tuning example when its text, lower-cased with all but
+  letters and digits removed, is a tuning output's (the cut's 100 match 104 SummEval summaries: a few systems wrote
+  the same summary). Every article was seen in tuning with one of its summaries; no summary's label was.
+
+metrics.json: per subset, the number of summaries and articles, the best scorer and every scorer's partial Pearson.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from factlab.errors import DataError, FactlabError
+from factlab.io import write_json
+from factlab.metaeval.partial import PARTIAL_VARIANTS
+from factlab.metaeval.published.frank import (
+    CONFOUNDER,
+    DOCUMENT,
+    HUMAN,
+    BootstrapSettings,
+    metric_human_correlations,
+    pearson_bootstrap_cis,
+    williams_comparisons,
+    with_bootstrap_cis,
+    write_csv,
+)
+from factlab.metaeval.williams import WILLIAMS_VARIANTS
+
+LOG = logging.getLogger(__name__)
+NON_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
+PTB_BRACKETS = re.compile(r"-[lr][rsc]b-")  # the Penn Treebank's escaped brackets
+PREFIX = "factlab "
+ALL, HELD_OUT = "all", "held_out"
+BENCHMARK_COLUMNS = ("example_id", DOCUMENT, CONFOUNDER, "source", "output", HUMAN)
+WILLIAMS_COLUMNS = (
+    "subset",
+    "metric_a",
+    "metric_b",
+    "n",
+    "n_dropped_nan",
+    "r12",
+    "r13",
+    "r23",
+    "t",
+    "df",
+    "p_two_sided",
+    "p_frank_one_sided",
+    "variant",
+    "p",
+)
+
+
+def read_benchmark(path: str) -> pd.DataFrame:
+    frame = pd.read_parquet(path)
+    missing = [column for column in BENCHMARK_COLUMNS if column not in frame.columns]
+    if missing:
+        raise DataError("missing column", file=path, record="header", field=missing[0])
+    unrated = frame[HUMAN].isna()
+    if unrated.any():
+        raise DataError("no human score", file=path, record=str(frame.loc[unrated, "example_id"].iloc[0]), field=HUMAN)
+    return frame[list(BENCHMARK_COLUMNS)]
+
+
+def with_scorer_columns(frame: pd.DataFrame, scores: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, list[str]]:
+    """`frame` restricted to the summaries every scorer scored, with a `factlab <scorer>` column each."""
+    columns = []
+    for scorer, table in sorted(scores.items()):
+        unknown = set(table["example_id"]) - set(frame["example_id"])
+        if unknown:
+            raise FactlabError(f"{scorer}: {len(unknown)} scored examples are not in the benchmark, e.g. {sorted(unknown)[0]!r}")
+        column = f"{PREFIX}{scorer}"
+        scored = table.loc[table["score"].notna(), ["example_id", "score"]].rename(columns={"score": column})
+        frame = frame.merge(scored, on="example_id", how="inner", validate="one_to_one")
+        columns.append(column)
+    if frame.empty:
+        raise FactlabError("no summary is scored by every factlab scorer")
+    return frame, columns
+
+
+def text_key(text: str) -> str:
+    """A summary's text with case, spacing, punctuation and tokenisation removed (SummaC's "team 's" is "team's", its
+    "-lrb- 3 -rrb-" SummEval's "( 3 )")."""
+    return NON_ALPHANUMERIC.sub("", PTB_BRACKETS.sub("", text.lower()))
+
+
+def tuning_summaries(frame: pd.DataFrame, tuning: Mapping[str, pd.DataFrame]) -> set[str]:
+    """The example ids of `frame` whose output is, up to `text_key`, the output of a tuning example."""
+    seen = {text_key(str(output)) for data in tuning.values() for output in data["output"]}
+    return set(frame.loc[frame["output"].astype(str).map(text_key).isin(seen), "example_id"])
+
+
+def subset_correlations(
+    part: pd.DataFrame, subset: str, scorers: Sequence[str], args: argparse.Namespace
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Partial correlations (with CIs) and Williams comparisons of `scorers` on one subset's summaries."""
+    correlations = metric_human_correlations(part, [ALL], args.variant, scorers).assign(subset=subset)
+    settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
+    correlations = with_bootstrap_cis(correlations, pearson_bootstrap_cis(part, settings, scorers), subset=subset)
+    comparisons = williams_comparisons(part, args.williams_variant, scorers)
+    comparisons = comparisons.assign(subset=subset).reindex(columns=list(WILLIAMS_COLUMNS))
+    return correlations, comparisons
+
+
+def headline(correlations: pd.DataFrame, counts: Mapping[str, Mapping[str, int]]) -> dict[str, Any]:
+    summary: dict[str, Any] = {}
+    for subset, rows in correlations.groupby("subset", sort=False):
+        by_metric = rows.set_index("metric")["pearson"]
+        best = str(by_metric.idxmax())
+        summary[str(subset)] = {
+            **counts[str(subset)],
+            "best_scorer": best.removeprefix(PREFIX),
+            "best_partial_pearson": float(by_metric[best]),
+            "partial_pearson": {metric.removeprefix(PREFIX): float(value) for metric, value in by_metric.items()},
+        }
+    return summary
+
+
+def run_summeval_scorers(args: argparse.Namespace) -> None:
+    frame = read_benchmark(args.benchmark)
+    frame, scorers = with_scorer_columns(frame, {Path(path).stem: pd.read_parquet(path) for path in args.scores})
+    # A constant score has no correlation: left out, named in the metrics (as on FRANK).
+    constant = [scorer for scorer in scorers if frame[scorer].nunique() < 2]
+    for scorer in constant:
+        LOG.warning("%s gives every SummEval summary the same score: left out of the correlations", scorer)
+    scorers = [scorer for scorer in scorers if scorer not in constant]
+    if not scorers:
+        raise FactlabError(f"every factlab scorer is constant on SummEval: {constant}")
+    tuned = tuning_summaries(frame, {Path(path).stem: pd.read_parquet(path) for path in args.tuning})
+    parts = {ALL: frame, HELD_OUT: frame[~frame["example_id"].isin(tuned)]}
+    counts = {name: {"summaries": len(part), "documents": int(part[DOCUMENT].nunique())} for name, part in parts.items()}
+    LOG.info("summaries and documents per subset: %s (%d scored summaries are tuning examples)", counts, len(tuned))
+    correlations, comparisons = [], []
+    for subset, part in parts.items():
+        if part[DOCUMENT].nunique() < 2:
+            LOG.warning("subset %s: %d document(s), no correlation", subset, part[DOCUMENT].nunique())
+            continue
+        found = subset_correlations(part, subset, scorers, args)
+        correlations.append(found[0])
+        comparisons.append(found[1])
+    table = pd.concat(correlations, ignore_index=True)
+    write_csv(table, args.out_correlations)
+    write_csv(pd.concat(comparisons, ignore_index=True), args.out_williams)
+    write_json({**headline(table, counts), "constant_scorers_left_out": constant}, args.out_metrics)
+
+
+def register(commands: Any) -> None:
+    command = commands.add_parser(
+        "summeval-scorers", help="SummEval: factlab's scorers against expert consistency (partial correlations, Williams)"
+    )
+    command.add_argument("--benchmark", required=True, help="results/data/summeval.parquet")
+    command.add_argument("--scores", nargs="+", required=True, help="results/score/summeval/<scorer>.parquet")
+    command.add_argument("--tuning", nargs="*", default=[], help="results/data/<validation cut>.parquet: the held-out subset")
+    command.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
+    command.add_argument("--williams-variant", required=True, choices=WILLIAMS_VARIANTS)
+    command.add_argument("--resamples", type=int, required=True)
+    command.add_argument("--confidence", type=float, required=True)
+    command.add_argument("--seed", type=int, required=True)
+    command.add_argument("--out-correlations", required=True)
+    command.add_argument("--out-williams", required=True)
+    command.add_argument("--out-metrics", required=True)
+    command.set_defaults(func=run_summeval_scorers)
