@@ -61,6 +61,7 @@ def test_frank_module_reaches_only_frank_commands() -> None:
         ("metaeval", "frank-ablation"),
         ("metaeval", "frank-summary"),
         ("metaeval", "frank-scorers"),  # factlab's scorers under FRANK's protocol
+        ("metaeval", "summeval-scorers"),  # the same protocol on SummEval, with FRANK's functions
         ("paper", "frank-table"),
         ("paper", "frank-williams-figure"),
         ("paper", "frank-ablation-figure"),

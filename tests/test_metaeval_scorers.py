@@ -297,14 +297,18 @@ def test_wice_partially_supported_claims_get_their_own_rows(raw, tmp_path, capsy
     score_path = tmp_path / "score" / "wice_claims" / "overlap.parquet"
     score_path.parent.mkdir(parents=True)
     scores.to_parquet(score_path)
-    command = ["metaeval", "detection", "--scores", str(score_path), "--data", str(data_path),
+    brevity = data[["example_id"]].assign(score=[1 / len(output.split()) for output in data["output"]])
+    brevity.to_parquet(score_path.parent / "brevity.parquet")
+    command = ["metaeval", "detection", "--scores", str(score_path), str(score_path.parent / "brevity.parquet"),
+               "--data", str(data_path),
                "--groups", "wice_claims=wice_label", "--resamples", "20", "--confidence", "0.9", "--seed", "1",
                "--ece-bins", "2", "--reliability-bins", "2", "--out", str(tmp_path / "auc.csv"),
                "--out-reliability", str(tmp_path / "reliability.csv"), "--report", str(tmp_path / "report.json"),
                "--out-metrics", str(tmp_path / "metrics.json")]  # fmt: skip
     assert main(command) == 0
-    table = pd.read_csv(tmp_path / "auc.csv").set_index("benchmark")
-    joined = data.assign(score=scores["score"].to_numpy())
+    both = pd.read_csv(tmp_path / "auc.csv")
+    table = both[both["scorer"] == "overlap"].set_index("benchmark")
+    joined = data.assign(score=scores["score"].to_numpy(), brevity=brevity["score"].to_numpy())
     expected = {
         "wice_claims": joined,
         "wice_claims[wice_label=partially_supported vs all consistent]": joined[joined["wice_label"] != "not_supported"],
@@ -315,11 +319,19 @@ def test_wice_partially_supported_claims_get_their_own_rows(raw, tmp_path, capsy
         assert table.loc[name, "n"] == len(part)
         assert table.loc[name, "roc_auc"] == pytest.approx(roc_auc_score(part["label"], part["score"]))
         assert table.loc[name, "bacc_fixed05"] == pytest.approx(balanced_accuracy_score(part["label"], part["score"] >= 0.5))
+        # the paired test against the row's best scorer reads the breakdown's own examples
+        aucs = {"overlap": roc_auc_score(part["label"], part["score"]), "brevity": roc_auc_score(part["label"], part["brevity"])}
+        best = max(aucs, key=aucs.get)
+        rows = both[both["benchmark"] == name].set_index("scorer")
+        assert set(rows["best_scorer"]) == {best}
+        other = min(aucs, key=aucs.get)
+        assert rows.loc[other, "auc_diff_to_best"] == pytest.approx(aucs[other] - aucs[best], abs=1e-5)  # CSV: 6 digits
+        assert 0 <= rows.loc[other, "p_vs_best"] <= 1
     assert (table.loc["wice_claims[wice_label=partially_supported vs all consistent]", "n"], table.loc["wice_claims", "n"]) == (
         326,
         358,
     )  # 215 partially supported + 111 supported of the 358 test claims (the mirror README's counts)
-    metrics = json.loads((tmp_path / "metrics.json").read_text())["overlap"]
+    metrics = json.loads((tmp_path / "metrics.json").read_text())["overlap"]  # brevity's alike
     assert metrics["benchmarks"] == 1
     assert metrics["mean_roc_auc"] == pytest.approx(table.loc["wice_claims", "roc_auc"], abs=1e-4)
     assert len(metrics["roc_auc"]) == 3

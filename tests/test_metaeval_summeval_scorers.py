@@ -112,3 +112,13 @@ def test_a_summary_that_is_not_summeval_or_has_no_rating_is_named(inputs, tmp_pa
     error = capsys.readouterr().err
     assert str(tmp_path / "summeval.parquet") in error and unrated.loc[5, "example_id"] in error and "human_score" in error
     assert not (tmp_path / "correlations.csv").exists()
+
+
+def test_no_held_out_summary_is_an_error_and_writes_nothing(inputs, tmp_path, capsys) -> None:
+    """Tuning data holding every SummEval summary leaves nothing to report on the held-out subset: a one-line error."""
+    paths = {**inputs["paths"], "tuning": inputs["paths"]["benchmark"]}
+    assert main(command(paths, tmp_path)) != 0
+    assert "0 scored article(s) in subset held_out (0 summaries; 1600 scored summaries are tuning examples)" in (
+        capsys.readouterr().err
+    )
+    assert not list(tmp_path.glob("*.csv"))

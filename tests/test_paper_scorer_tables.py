@@ -86,7 +86,7 @@ def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:
 
 # Rows of results/metaeval/frank_scorers/williams.csv of the same run (factlab alignscore vs the reference).
 WILLIAMS = """metric_a,metric_b,n,r12,r13,r23,t,df,p_two_sided,p_frank_one_sided,variant,p
-factlab alignscore,BertScore P Art,2246,0.171,0.271,0.43,-4.1,2243,4.2e-05,2.1e-05,two_sided,4.2e-05
+factlab alignscore,BertScore P Art,2246,0.171,0.271,0.43,-4.1,2243,0.0042,0.0021,frank_one_sided,0.0021
 """
 
 
@@ -96,9 +96,15 @@ def test_williams_p_against_the_top_row_only_where_the_pair_was_tested() -> None
     correlations = pd.read_csv(io.StringIO(CORRELATIONS))
     table = correlations_frame(correlations, pd.read_csv(io.StringIO(WILLIAMS))).set_index("metric")
     column = "Williams p vs BertScore P Art (all)"
-    assert pd.isna(table.at["BertScore P Art", column])
-    assert table.at["factlab alignscore", column] == 4.2e-05
+    assert table.at["BertScore P Art", column] == ""
+    assert table.at["factlab alignscore", column] == "0.004"  # the two-sided p, not FRANK's one-sided one
     on_cnndm = correlations.assign(subset=correlations["subset"].replace({"all": "everything", "cnndm": "all"}))
     keyed = pd.read_csv(io.StringIO(WILLIAMS)).assign(subset="everything")
     table = correlations_frame(on_cnndm, keyed).set_index("metric")  # no test on the subset shown: no p
-    assert table[column].isna().all() and table.at["BertScore P Art", "n (all)"] == 1250
+    assert (table[column] == "").all() and table.at["BertScore P Art", "n (all)"] == 1250
+
+
+def test_p_values_at_three_decimals_or_below_a_thousandth() -> None:
+    from factlab.paper.scorer_tables import p_value_text
+
+    assert [p_value_text(p) for p in (0.2209, 0.0012, 0.00099, float("nan"))] == ["0.221", "0.001", "< 0.001", ""]

@@ -61,6 +61,8 @@ def test_editing_frank_reruns_only_frank_and_its_paper_rules(jobs):
         "ablate_frank_categories",
         "summarise_frank_baselines",
         "correlate_frank_scorers",  # factlab's scorers under FRANK's protocol
+        "correlate_summeval_scorers",  # the same protocol on SummEval, with FRANK's functions
+        "tabulate_summeval_scorers",
         "tabulate_frank_scorers",
         "plot_frank_scorers_ablation",
         "tabulate_frank_baselines",

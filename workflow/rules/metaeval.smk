@@ -344,9 +344,13 @@ rule correlate_frank_scorers:
 
 
 # factlab's scorers on SummEval, FRANK's protocol (only when the score stage scores SummEval): on every summary and on
-# those that were not tuning examples (the detection validation cuts: SummaC's SummEval cut holds SummEval summaries).
+# those that were not tuning examples (SummaC's SummEval validation cut holds SummEval summaries).
 SUMMEVAL_SCORED = (
     bool(score_files(["summeval"], SCORERS)) and "summeval" in SCORE_BENCHMARKS
+)
+# Everything any scorer was tuned or fitted on: AlignScore's head and chunk size, the thresholds, the ensemble's stack.
+SUMMEVAL_TUNING = sorted(
+    set(TUNING_BENCHMARKS) | set(DETECTION_VALIDATION) | set(ENSEMBLE_FIT_BENCHMARKS)
 )
 
 
@@ -354,7 +358,7 @@ rule correlate_summeval_scorers:
     input:
         benchmark="results/data/summeval.parquet",
         scores=score_files(["summeval"], SCORERS),
-        tuning=[f"results/data/{name}.parquet" for name in DETECTION_VALIDATION],
+        tuning=[f"results/data/{name}.parquet" for name in SUMMEVAL_TUNING],
         code=code("metaeval", "summeval-scorers"),
     output:
         correlations=f"{METAEVAL_DIR}/summeval_scorers/correlations.csv",

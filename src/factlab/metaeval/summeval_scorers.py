@@ -143,14 +143,18 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
     if not scorers:
         raise FactlabError(f"every factlab scorer is constant on SummEval: {constant}")
     tuned = tuning_summaries(frame, {Path(path).stem: pd.read_parquet(path) for path in args.tuning})
+    if not tuned:
+        LOG.warning("no scored SummEval summary is a tuning example (--tuning: %s): held_out is every summary", args.tuning)
     parts = {ALL: frame, HELD_OUT: frame[~frame["example_id"].isin(tuned)]}
     counts = {name: {"summaries": len(part), "documents": int(part[DOCUMENT].nunique())} for name, part in parts.items()}
     LOG.info("summaries and documents per subset: %s (%d scored summaries are tuning examples)", counts, len(tuned))
     correlations, comparisons = [], []
     for subset, part in parts.items():
-        if part[DOCUMENT].nunique() < 2:
-            LOG.warning("subset %s: %d document(s), no correlation", subset, part[DOCUMENT].nunique())
-            continue
+        if part[DOCUMENT].nunique() < 2:  # no document bootstrap, and nothing honest to report
+            raise FactlabError(
+                f"{args.benchmark}: {part[DOCUMENT].nunique()} scored article(s) in subset {subset} "
+                f"({counts[subset]['summaries']} summaries; {len(tuned)} scored summaries are tuning examples)"
+            )
         found = subset_correlations(part, subset, scorers, args)
         correlations.append(found[0])
         comparisons.append(found[1])

@@ -90,11 +90,19 @@ def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
     ).sort_values(["benchmark", "AUC"], ascending=[True, False], kind="stable")
 
 
-def williams_vs_best(williams: pd.DataFrame, best: str, metrics: Sequence[str]) -> list[float]:
-    """Per metric, the Williams p-value of its partial correlation against `best`'s (NaN for `best` itself and for a
-    pair that was not tested)."""
-    p_values = {frozenset((a, b)): p for a, b, p in zip(williams["metric_a"], williams["metric_b"], williams["p"], strict=True)}
-    return [np.nan if metric == best else p_values.get(frozenset((metric, best)), np.nan) for metric in metrics]
+def p_value_text(p: float) -> str:
+    """A p-value at three decimals, or "< 0.001" (a thousand summaries make most differences that small)."""
+    if pd.isna(p):
+        return ""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def williams_vs_best(williams: pd.DataFrame, best: str, metrics: Sequence[str]) -> list[str]:
+    """Per metric, the two-sided Williams p-value of its partial correlation against `best`'s (empty for `best` itself
+    and for a pair that was not tested)."""
+    pairs = zip(williams["metric_a"], williams["metric_b"], williams["p_two_sided"], strict=True)
+    p_values = {frozenset((a, b)): p for a, b, p in pairs}
+    return [p_value_text(np.nan if metric == best else p_values.get(frozenset((metric, best)), np.nan)) for metric in metrics]
 
 
 def correlations_frame(correlations: pd.DataFrame, williams: pd.DataFrame | None = None, subset: str = "all") -> pd.DataFrame:
