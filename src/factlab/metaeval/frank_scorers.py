@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,19 +45,36 @@ PREFIX = "factlab "
 REFERENCE = "BertScore P Art"  # FRANK's best simple metric (partial Pearson 0.27 on all data)
 
 
-def with_scorer_columns(frame: pd.DataFrame, scores: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, list[str]]:
-    """`frame` restricted to the summaries every scorer scored, with a `factlab <scorer>` column each."""
+def with_scorer_columns(
+    frame: pd.DataFrame, scores: Mapping[str, pd.DataFrame], benchmark: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """`frame` restricted to the summaries every scorer's table holds (a summary it left unscored keeps NaN), with a
+    `factlab <scorer>` column each; `benchmark` names the summaries in the errors. Shared by the FRANK and SummEval
+    commands."""
     columns = []
     for scorer, table in sorted(scores.items()):
         column = f"{PREFIX}{scorer}"
         unknown = set(table["example_id"]) - set(frame["example_id"])
         if unknown:
-            raise FactlabError(f"{scorer}: {len(unknown)} scored examples are not FRANK summaries, e.g. {sorted(unknown)[0]!r}")
-        frame = frame.merge(table[["example_id", "score"]].rename(columns={"score": column}), on="example_id", how="inner")
+            raise FactlabError(f"{scorer}: {len(unknown)} scored examples are not in the benchmark, e.g. {sorted(unknown)[0]!r}")
+        scored = table[["example_id", "score"]].rename(columns={"score": column})
+        frame = frame.merge(scored, on="example_id", how="inner", validate="one_to_one")
         columns.append(column)
     if frame.empty:
-        raise FactlabError("no FRANK summary is scored by every factlab scorer")
+        raise FactlabError(f"no {benchmark} summary is scored by every factlab scorer")
     return frame, columns
+
+
+def varying_scorers(frame: pd.DataFrame, scorers: Sequence[str], benchmark: str) -> tuple[list[str], list[str]]:
+    """(scorers whose scores vary, those constant over `frame`): a constant score has no correlation (e.g. every summary
+    scored 0), so it is left out and named in the metrics; an error when every scorer is constant."""
+    constant = [scorer for scorer in scorers if frame[scorer].nunique(dropna=True) < 2]
+    for scorer in constant:
+        LOG.warning("%s gives every %s summary the same score: left out of the correlations", scorer, benchmark)
+    varying = [scorer for scorer in scorers if scorer not in constant]
+    if not varying:
+        raise FactlabError(f"every factlab scorer is constant on {benchmark}: {constant}")
+    return varying, constant
 
 
 def scorer_comparisons(comparisons: pd.DataFrame, scorers: Sequence[str]) -> pd.DataFrame:
@@ -88,14 +105,8 @@ def headline(correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Seq
 def run_frank_scorers(args: argparse.Namespace) -> None:
     frame = load_joined(args.benchmark, args.released)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
-    frame, scorers = with_scorer_columns(frame, scores)
-    # A constant score has no correlation (e.g. every summary scored 0): left out, named in the metrics.
-    constant = [scorer for scorer in scorers if frame[scorer].nunique(dropna=True) < 2]
-    for scorer in constant:
-        LOG.warning("%s gives every FRANK summary the same score: left out of the correlations", scorer)
-    scorers = [scorer for scorer in scorers if scorer not in constant]
-    if not scorers:
-        raise FactlabError(f"every factlab scorer is constant on FRANK: {constant}")
+    frame, scorers = with_scorer_columns(frame, scores, "FRANK")
+    scorers, constant = varying_scorers(frame, scorers, "FRANK")
     metrics = [*scorers, *args.compare]
     subsets = [subset for subset in args.subsets if subset == "all" or (frame["subset"] == subset).any()]
     for subset in sorted(set(args.subsets) - set(subsets)):

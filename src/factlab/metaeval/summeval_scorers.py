@@ -29,6 +29,7 @@ import pandas as pd
 
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json
+from factlab.metaeval.frank_scorers import PREFIX, varying_scorers, with_scorer_columns
 from factlab.metaeval.partial import PARTIAL_VARIANTS
 from factlab.metaeval.published.frank import (
     CONFOUNDER,
@@ -46,7 +47,6 @@ from factlab.metaeval.williams import WILLIAMS_VARIANTS
 LOG = logging.getLogger(__name__)
 NON_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
 PTB_BRACKETS = re.compile(r"-[lr][rsc]b-")  # the Penn Treebank's escaped brackets
-PREFIX = "factlab "
 ALL, HELD_OUT = "all", "held_out"
 BENCHMARK_COLUMNS = ("example_id", DOCUMENT, CONFOUNDER, "source", "output", HUMAN)
 WILLIAMS_COLUMNS = (
@@ -76,22 +76,6 @@ def read_benchmark(path: str) -> pd.DataFrame:
     if unrated.any():
         raise DataError("no human score", file=path, record=str(frame.loc[unrated, "example_id"].iloc[0]), field=HUMAN)
     return frame[list(BENCHMARK_COLUMNS)]
-
-
-def with_scorer_columns(frame: pd.DataFrame, scores: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, list[str]]:
-    """`frame` restricted to the summaries every scorer scored, with a `factlab <scorer>` column each."""
-    columns = []
-    for scorer, table in sorted(scores.items()):
-        unknown = set(table["example_id"]) - set(frame["example_id"])
-        if unknown:
-            raise FactlabError(f"{scorer}: {len(unknown)} scored examples are not in the benchmark, e.g. {sorted(unknown)[0]!r}")
-        column = f"{PREFIX}{scorer}"
-        scored = table.loc[table["score"].notna(), ["example_id", "score"]].rename(columns={"score": column})
-        frame = frame.merge(scored, on="example_id", how="inner", validate="one_to_one")
-        columns.append(column)
-    if frame.empty:
-        raise FactlabError("no summary is scored by every factlab scorer")
-    return frame, columns
 
 
 def text_key(text: str) -> str:
@@ -134,14 +118,12 @@ def headline(correlations: pd.DataFrame, counts: Mapping[str, Mapping[str, int]]
 
 def run_summeval_scorers(args: argparse.Namespace) -> None:
     frame = read_benchmark(args.benchmark)
-    frame, scorers = with_scorer_columns(frame, {Path(path).stem: pd.read_parquet(path) for path in args.scores})
-    # A constant score has no correlation: left out, named in the metrics (as on FRANK).
-    constant = [scorer for scorer in scorers if frame[scorer].nunique() < 2]
-    for scorer in constant:
-        LOG.warning("%s gives every SummEval summary the same score: left out of the correlations", scorer)
-    scorers = [scorer for scorer in scorers if scorer not in constant]
-    if not scorers:
-        raise FactlabError(f"every factlab scorer is constant on SummEval: {constant}")
+    scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
+    frame, scorers = with_scorer_columns(frame, scores, "SummEval")
+    frame = frame.dropna(subset=scorers)  # every scorer on the same summaries
+    if frame.empty:
+        raise FactlabError("no SummEval summary is scored by every factlab scorer")
+    scorers, constant = varying_scorers(frame, scorers, "SummEval")
     tuned = tuning_summaries(frame, {Path(path).stem: pd.read_parquet(path) for path in args.tuning})
     if not tuned:
         LOG.warning("no scored SummEval summary is a tuning example (--tuning: %s): held_out is every summary", args.tuning)
