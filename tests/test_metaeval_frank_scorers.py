@@ -103,7 +103,15 @@ def test_a_constant_scorer_is_left_out_and_named(tmp_path, tables) -> None:
     labels, released = tables
     factcc = released[["example_id"]].assign(score=released["FactCC"])
     constant = released[["example_id"]].assign(score=0.0)
-    correlations, _, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc, "all_zero": constant})
-    assert "factlab all_zero" not in set(correlations["metric"])
-    assert metrics["constant_scorers_left_out"] == ["factlab all_zero"]
+    # FactCC on CNN/DM, but one score per system on XSum (its system's mean): nothing is left there once each system's
+    # mean is removed, so the scorer is left out of every subset, which keep comparing the same scorers
+    joined = labels[["example_id", "system", "subset"]].merge(factcc, on="example_id")
+    system_mean = joined.groupby("system")["score"].transform("mean")
+    per_system_on_xsum = joined[["example_id"]].assign(score=joined["score"].where(joined["subset"] == "cnndm", system_mean))
+    on_cnndm = per_system_on_xsum.merge(joined[["example_id", "system", "subset"]]).query("subset == 'cnndm'")
+    assert on_cnndm.groupby("system")["score"].nunique().min() > 1
+    scorers = {"factcc_copy": factcc, "all_zero": constant, "per_system_on_xsum": per_system_on_xsum}
+    correlations, _, metrics = run(tmp_path, labels, released, scorers)
+    assert set(correlations["metric"]) == {"factlab factcc_copy", "BertScore P Art"}
+    assert metrics["constant_scorers_left_out"] == ["factlab all_zero", "factlab per_system_on_xsum"]
     assert metrics["best_partial_pearson"] == pytest.approx(0.2039, abs=1e-4)

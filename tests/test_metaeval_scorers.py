@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from simple_scores import word_share
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from factlab.errors import FactlabError
@@ -273,13 +274,6 @@ def test_headline_metrics_average_only_the_benchmarks_with_an_auc() -> None:
         "bacc_fixed05": {"x": 0.75, "y": 0.5},
     }
     assert metrics["b"]["mean_roc_auc"] == 0.55 and metrics["b"]["benchmarks"] == 1
-
-
-def word_share(source: str, output: str) -> float:
-    """The share of the output's words found in the source: a cheap, independent score for the tests."""
-    words = output.lower().split()
-    present = set(source.lower().split())
-    return sum(word in present for word in words) / len(words)
 
 
 def test_wice_partially_supported_claims_get_their_own_rows(raw, tmp_path, capsys) -> None:

@@ -10,16 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from simple_scores import word_share
 
 from factlab.cli import main
 from factlab.data.adapters.summac import adapt_summac
 from factlab.data.adapters.summeval import adapt_summeval
-
-
-def word_share(source: str, output: str) -> float:
-    words = output.lower().split()
-    present = set(source.lower().split())
-    return sum(word in present for word in words) / len(words)
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +117,23 @@ def test_no_held_out_summary_is_an_error_and_writes_nothing(inputs, tmp_path, ca
         capsys.readouterr().err
     )
     assert not list(tmp_path.glob("*.csv"))
+
+
+def test_a_scorer_constant_within_each_system_is_left_out_and_named(inputs, tmp_path) -> None:
+    """One score per system (its mean overlap) varies over SummEval, but nothing of it is left once each system's mean
+    is removed: it is left out of both subsets and named, and the other scorers' rows are those of the run without it."""
+    summeval = inputs["summeval"]
+    per_system = summeval[["example_id"]].assign(score=summeval.groupby("system")["overlap"].transform("mean"))
+    assert per_system["score"].nunique() == summeval["system"].nunique() > 1
+    path = tmp_path / "per_system.parquet"
+    per_system.to_parquet(path)
+    arguments = command(inputs["paths"], tmp_path)
+    arguments.insert(arguments.index("--tuning"), str(path))
+    assert main(arguments) == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["constant_scorers_left_out"] == ["factlab per_system"]
+    table = pd.read_csv(tmp_path / "correlations.csv")
+    assert sorted(set(table["metric"])) == ["factlab brevity", "factlab overlap"]
+    overlap = table.set_index(["subset", "metric"]).loc[("all", "factlab overlap"), "pearson"]
+    human = residuals(summeval, "human_score")
+    assert overlap == pytest.approx(stats.pearsonr(residuals(summeval, "overlap"), human).statistic, abs=1e-10)

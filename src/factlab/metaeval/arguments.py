@@ -1,8 +1,15 @@
-"""Command-line arguments the meta-evaluation commands share."""
+"""What the detection and localisation commands share: their `<benchmark>=<value>` arguments, and the precision of
+the headline numbers they write to metrics.json (`dvc metrics show`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
+
 from factlab.errors import FactlabError
+
+HEADLINE_DIGITS = 4
 
 
 def benchmark_arguments(values: list[str], option: str, what: str) -> dict[str, str]:
@@ -16,3 +23,8 @@ def benchmark_arguments(values: list[str], option: str, what: str) -> dict[str, 
             raise FactlabError(f"{option} names benchmark {benchmark!r} twice")
         pairs[benchmark] = named
     return pairs
+
+
+def headline_number(value: Any) -> float | None:
+    """A metrics.json number: rounded to `HEADLINE_DIGITS`; None where it is undefined (NaN)."""
+    return None if pd.isna(value) else round(float(value), HEADLINE_DIGITS)

@@ -28,12 +28,14 @@ from factlab.errors import FactlabError
 from factlab.io import write_json
 from factlab.metaeval.partial import PARTIAL_VARIANTS
 from factlab.metaeval.published.frank import (
+    CONFOUNDER,
     SUBSET_LABELS,
     BootstrapSettings,
     category_ablation,
     load_joined,
     metric_human_correlations,
     pearson_bootstrap_cis,
+    select_subset,
     williams_comparisons,
     with_bootstrap_cis,
     write_csv,
@@ -65,16 +67,22 @@ def with_scorer_columns(
     return frame, columns
 
 
-def varying_scorers(frame: pd.DataFrame, scorers: Sequence[str], benchmark: str) -> tuple[list[str], list[str]]:
-    """(scorers whose scores vary, those constant over `frame`): a constant score has no correlation (e.g. every summary
-    scored 0), so it is left out and named in the metrics; an error when every scorer is constant."""
-    constant = [scorer for scorer in scorers if frame[scorer].nunique(dropna=True) < 2]
-    for scorer in constant:
-        LOG.warning("%s gives every %s summary the same score: left out of the correlations", scorer, benchmark)
+def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], benchmark: str) -> tuple[list[str], list[str]]:
+    """(scorers whose scores vary within some system of every part, the others). The partial correlation, the system as
+    confounder, correlates what is left of a score after its system's mean: a score constant within every system of a
+    part (every summary scored 0, or one score per system) leaves nothing there, so it is left out of every part, which
+    then compare the same scorers, and named in the metrics; an error when every scorer is so."""
+    constant: set[str] = set()
+    for name, part in parts.items():
+        distinct = part.groupby(CONFOUNDER)[list(scorers)].nunique(dropna=True).max()
+        for scorer in scorers:
+            if not distinct[scorer] >= 2 and scorer not in constant:
+                constant.add(scorer)
+                LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
     varying = [scorer for scorer in scorers if scorer not in constant]
     if not varying:
-        raise FactlabError(f"every factlab scorer is constant on {benchmark}: {constant}")
-    return varying, constant
+        raise FactlabError(f"every factlab scorer is constant within each system of some {benchmark} subset: {sorted(constant)}")
+    return varying, [scorer for scorer in scorers if scorer in constant]
 
 
 def scorer_comparisons(comparisons: pd.DataFrame, scorers: Sequence[str]) -> pd.DataFrame:
@@ -106,11 +114,11 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     frame = load_joined(args.benchmark, args.released)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
     frame, scorers = with_scorer_columns(frame, scores, "FRANK")
-    scorers, constant = varying_scorers(frame, scorers, "FRANK")
-    metrics = [*scorers, *args.compare]
     subsets = [subset for subset in args.subsets if subset == "all" or (frame["subset"] == subset).any()]
     for subset in sorted(set(args.subsets) - set(subsets)):
         LOG.warning("no scored FRANK summary in subset %s: left out", subset)
+    scorers, constant = varying_scorers({subset: select_subset(frame, subset) for subset in subsets}, scorers, "FRANK")
+    metrics = [*scorers, *args.compare]
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
     settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
     correlations = with_bootstrap_cis(correlations, pearson_bootstrap_cis(frame, settings, metrics))

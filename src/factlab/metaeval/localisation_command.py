@@ -40,7 +40,7 @@ import pandas as pd
 from factlab.commands import write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
-from factlab.metaeval.arguments import benchmark_arguments
+from factlab.metaeval.arguments import benchmark_arguments, headline_number
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (
@@ -452,20 +452,14 @@ def run_localisation(args: argparse.Namespace) -> None:
     write_json(headline_metrics(table), args.out_metrics)
 
 
-HEADLINE_DIGITS = 4
-
-
 def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     """metrics.json (`dvc metrics show`): per scorer and gold dataset, the token ROC AUC and token F1 under each
     threshold policy and of the flag-every-token baseline (`f1_flag_all`, on the same tokens as the scorer's)."""
-
-    def rounded(value: Any) -> float | None:
-        return None if pd.isna(value) else round(float(value), HEADLINE_DIGITS)
 
     metrics: dict[str, Any] = {}
     for row in table.itertuples(index=False):
         entry = metrics.setdefault(row.scorer, {}).setdefault(row.dataset, {})
         if row.policy != "flag_all":
-            entry["roc_auc"] = rounded(row.roc_auc)
-        entry[f"f1_{row.policy}"] = rounded(row.f1)
+            entry["roc_auc"] = headline_number(row.roc_auc)
+        entry[f"f1_{row.policy}"] = headline_number(row.f1)
     return metrics

@@ -37,7 +37,7 @@ import pandas as pd
 from factlab.commands import write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
-from factlab.metaeval.arguments import benchmark_arguments
+from factlab.metaeval.arguments import benchmark_arguments, headline_number
 from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.calibration import (
     as_probabilities,
@@ -353,17 +353,11 @@ def run_detection(args: argparse.Namespace) -> None:
     write_json(headline_metrics(table), args.out_metrics)
 
 
-HEADLINE_DIGITS = 4
-
-
 def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     """metrics.json (`dvc metrics show`): per scorer, ROC AUC and balanced accuracy at 0.5 on each reported benchmark
     where both are defined (both labels present), and their unweighted means over those benchmarks (TRUE's summary:
     the mean AUC over its sets). A mean is comparable between scorers only over the same benchmarks: `benchmarks`
     counts them. Breakdown rows (`B[column=value]`) are listed but are not in the means: their examples are B's."""
-
-    def rounded(value: float) -> float:
-        return round(float(value), HEADLINE_DIGITS)
 
     metrics: dict[str, Any] = {}
     for scorer, rows in table.groupby("scorer", sort=True):
@@ -373,11 +367,13 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
         whole_bacc = bacc[[not is_breakdown(str(name)) for name in bacc["benchmark"]]]
         metrics[str(scorer)] = {
             "benchmarks": int(whole.sum()),
-            "mean_roc_auc": rounded(rows.loc[whole, "roc_auc"].mean()) if whole.any() else None,
-            "mean_bacc_fixed05": rounded(whole_bacc["bacc_fixed05"].mean()) if len(whole_bacc) else None,
-            "roc_auc": {str(name): rounded(value) for name, value in zip(rows["benchmark"], rows["roc_auc"], strict=True)},
+            "mean_roc_auc": headline_number(rows.loc[whole, "roc_auc"].mean()) if whole.any() else None,
+            "mean_bacc_fixed05": headline_number(whole_bacc["bacc_fixed05"].mean()) if len(whole_bacc) else None,
+            "roc_auc": {
+                str(name): headline_number(value) for name, value in zip(rows["benchmark"], rows["roc_auc"], strict=True)
+            },
             "bacc_fixed05": {
-                str(name): rounded(value) for name, value in zip(bacc["benchmark"], bacc["bacc_fixed05"], strict=True)
+                str(name): headline_number(value) for name, value in zip(bacc["benchmark"], bacc["bacc_fixed05"], strict=True)
             },
         }
     return metrics

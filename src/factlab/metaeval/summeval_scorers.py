@@ -123,20 +123,21 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
     frame = frame.dropna(subset=scorers)  # every scorer on the same summaries
     if frame.empty:
         raise FactlabError("no SummEval summary is scored by every factlab scorer")
-    scorers, constant = varying_scorers(frame, scorers, "SummEval")
     tuned = tuning_summaries(frame, {Path(path).stem: pd.read_parquet(path) for path in args.tuning})
     if not tuned:
         LOG.warning("no scored SummEval summary is a tuning example (--tuning: %s): held_out is every summary", args.tuning)
     parts = {ALL: frame, HELD_OUT: frame[~frame["example_id"].isin(tuned)]}
     counts = {name: {"summaries": len(part), "documents": int(part[DOCUMENT].nunique())} for name, part in parts.items()}
     LOG.info("summaries and documents per subset: %s (%d scored summaries are tuning examples)", counts, len(tuned))
-    correlations, comparisons = [], []
     for subset, part in parts.items():
         if part[DOCUMENT].nunique() < 2:  # no document bootstrap, and nothing honest to report
             raise FactlabError(
                 f"{args.benchmark}: {part[DOCUMENT].nunique()} scored article(s) in subset {subset} "
                 f"({counts[subset]['summaries']} summaries; {len(tuned)} scored summaries are tuning examples)"
             )
+    scorers, constant = varying_scorers(parts, scorers, "SummEval")
+    correlations, comparisons = [], []
+    for subset, part in parts.items():
         found = subset_correlations(part, subset, scorers, args)
         correlations.append(found[0])
         comparisons.append(found[1])
