@@ -39,6 +39,9 @@ TIMING_FILES = (
     "results/benchmarks/scoring_throughput.json",  # pairs per second of this run
     "paper/tables/pipeline_cost.md",  # wall and CPU seconds of this run's jobs
     "paper/tables/pipeline_cost.tex",
+    "results/paper/scoring_throughput.csv",  # examples, words and pairs per second of this run's scoring jobs
+    "paper/tables/scoring_throughput.md",
+    "paper/tables/scoring_throughput.tex",
 )
 TIMING_KEYS = ("seconds", "per_s", "elapsed")  # JSON reports: compared without these keys (pairs_per_s, score_seconds, …)
 POLL_SECONDS = 0.5

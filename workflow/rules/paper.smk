@@ -452,6 +452,16 @@ rule tabulate_qa_detection:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+# Every (scorer, benchmark) the run scores, and the benchmark file of each of its shards' jobs.
+SCORING_JOBS = [
+    (scorer, name) for scorer in SCORERS for name in scored_by(scorer, SCORE_BENCHMARKS)
+]
+SCORING_JOB_BENCHMARKS = [
+    f"benchmarks/score/{scorer}/{name}.{shard}.tsv"
+    for scorer, name in SCORING_JOBS
+    for shard in range(SCORE_SHARDS)
+]
+
 # What the run cost: every job's `benchmark:` file (its wall and CPU time, peak memory). The list mirrors the
 # jobs the default target builds; tests/test_paper_pipeline_cost.py checks it adds no job to the DAG. Data
 # builds (minutes in all) have none: Snakemake counts a benchmark file as an output, so adding one would
@@ -479,12 +489,7 @@ COST_BENCHMARKS = [
             scored_by("ensemble", SCORE_BENCHMARKS) if "ensemble" in SCORERS else []
         ),
     ),
-    *[
-        f"benchmarks/score/{scorer}/{name}.{shard}.tsv"
-        for scorer in SCORERS
-        for name in scored_by(scorer, SCORE_BENCHMARKS)
-        for shard in range(SCORE_SHARDS)
-    ],
+    *SCORING_JOB_BENCHMARKS,
     *expand(
         rules.score_qa_decomposition.benchmark,
         benchmark=QA_DECOMPOSITION_BENCHMARKS,
@@ -515,6 +520,40 @@ rule tabulate_pipeline_cost:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+# Every scorer's examples, words and pairs per second, from its jobs' benchmark files and merged reports.
+rule tabulate_scoring_throughput:
+    input:
+        benchmarks=SCORING_JOB_BENCHMARKS,
+        reports=[
+            f"results/score/{name}/reports/{scorer}.json"
+            for scorer, name in SCORING_JOBS
+        ],
+        scores=[
+            f"results/score/{name}/{scorer}.parquet" for scorer, name in SCORING_JOBS
+        ],
+        data=expand(
+            "results/data/{benchmark}.parquet",
+            benchmark=sorted({name for _, name in SCORING_JOBS}),
+        ),
+        code=code("paper", "scoring-throughput-table"),
+    output:
+        csv="results/paper/scoring_throughput.csv",
+        md=report(
+            "paper/tables/scoring_throughput.md",
+            caption="../report/scoring_throughput_table.rst",
+            category="pipeline",
+        ),
+        tex="paper/tables/scoring_throughput.tex",
+    log:
+        "logs/paper/tabulate_scoring_throughput.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper scoring-throughput-table --benchmarks {input.benchmarks} --reports {input.reports} "
+        "--scores {input.scores} --data {input.data} --out-csv {output.csv} --out-md {output.md} "
+        "--out-tex {output.tex} > {log} 2>&1"
+
+
 # Every table and figure: rule `paper` builds them, write_paper_main puts each in paper/main.tex (a new
 # table or figure listed here appears in the paper; a figure needs a caption in captions.FIGURES).
 PAPER_PARTS = [
@@ -535,6 +574,7 @@ PAPER_PARTS = [
     rules.plot_detection_reliability.output,
     rules.tabulate_retrieval.output,
     rules.tabulate_pipeline_cost.output,
+    *([rules.tabulate_scoring_throughput.output] if SCORING_JOBS else []),
     *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
     *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
     *([rules.tabulate_summeval_scorers.output] if SUMMEVAL_SCORED else []),

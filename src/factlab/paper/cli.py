@@ -27,6 +27,7 @@ COMMAND_MODULES = {
     "qa-decomposition-table": "factlab.paper.scorer_tables",
     "qa-detection-table": "factlab.paper.scorer_tables",
     "pipeline-cost-table": "factlab.paper.pipeline_cost",
+    "scoring-throughput-table": "factlab.paper.scoring_throughput",
     "main-tex": "factlab.paper.main_tex",
     "pdf": "factlab.paper.latex",
 }
