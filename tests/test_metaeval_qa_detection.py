@@ -8,6 +8,7 @@ search over the dev scores; the bootstrap's unit (source documents) by what rena
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -75,7 +76,8 @@ def run(
     return main(
         ["metaeval", "qa-detection", "--gold-qas", str(gold_path), "--scores", *map(str, paths), *protocol_args,
          "--resamples", str(resamples), "--confidence", "0.95", "--seed", "1",
-         "--out", str(tmp_path / "qa_detection.csv"), "--out-published", str(tmp_path / "published.csv")]
+         "--out", str(tmp_path / "qa_detection.csv"), "--out-published", str(tmp_path / "published.csv"),
+         "--out-metrics", str(tmp_path / "metrics.json")]
     )  # fmt: skip
 
 
@@ -115,6 +117,21 @@ def test_every_row_equals_sklearn_on_its_task_and_split(tmp_path, gold) -> None:
     assert table.loc[("overlap", "all", "test"), "roc_auc"] > 0.6
     published = pd.read_csv(tmp_path / "published.csv")
     assert set(published["task"]) == {"cliff", "factscore", "verifiability"} and set(published["split"]) == {"test"}
+    # metrics.json: the test split's numbers, each against scikit-learn, and the best scorer per task
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    test = {}
+    for scorer, flat in (("overlap", overlap), ("qasem_consistency", protocol_flat)):
+        joined = gold[["example_id", "task", "split", "label"]].merge(flat, on="example_id").query("split == 'test'")
+        for task in ("cliff", "factscore", "verifiability"):
+            part = joined[joined["task"] == task]
+            test[(scorer, task)] = balanced_accuracy_score(part["label"], part["score"] >= 0.5)
+            entry = metrics["scorers"][scorer][task]
+            assert entry["bacc_fixed05"] == pytest.approx(test[(scorer, task)], abs=5e-5)
+            assert entry["roc_auc"] == pytest.approx(roc_auc_score(part["label"], part["score"]), abs=5e-5)
+    for task in ("cliff", "factscore", "verifiability"):
+        best = max(("overlap", "qasem_consistency"), key=lambda scorer: test[(scorer, task)])
+        assert metrics["best_bacc_fixed05"][task]["scorer"] == best
+    assert metrics["best_bacc_fixed05"]["factscore"]["published"] == {"TRUE-11B": 0.725, "MiniCheck": 0.78}
 
 
 def test_unscored_qas_are_counted_and_left_out(tmp_path, gold) -> None:

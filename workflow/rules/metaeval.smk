@@ -499,6 +499,7 @@ rule evaluate_qa_detection:
     output:
         detection=f"{METAEVAL_DIR}/qasem_consistency/qa_detection.csv",
         published=f"{METAEVAL_DIR}/qasem_consistency/qa_detection_published.csv",
+        metrics=f"{METAEVAL_DIR}/qa_detection/metrics.json",
     log:
         "logs/metaeval/qa_detection.log",
     conda:
@@ -515,7 +516,7 @@ rule evaluate_qa_detection:
     shell:
         "factlab metaeval qa-detection --gold-qas {input.gold_qas} --scores {input.scores} {params.protocol} "
         "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
-        "--out {output.detection} --out-published {output.published} > {log} 2>&1"
+        "--out {output.detection} --out-published {output.published} --out-metrics {output.metrics} > {log} 2>&1"
 
 
 rule metaeval:

@@ -19,7 +19,8 @@ percentile bootstrap CI that resamples source documents, as the detection table'
 the QAs of one response are dependent, and so are the responses of one source (CLIFF and FActScore give two
 systems' outputs per source, Verifiability several responses per source text). The balanced accuracy at 0.5
 has an interval from the same resampling, so a published number can be read against it. `qa_detection_published.csv`
-holds the published balanced accuracies, kept to compare with only.
+holds the published balanced accuracies, kept to compare with only; `metrics.json` (`dvc metrics show`) the test
+split's balanced accuracy at 0.5 and ROC AUC per scorer and task, and per task the best scorer's beside the published.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import DataError
-from factlab.io import write_text
+from factlab.io import write_json, write_text
+from factlab.metaeval.arguments import headline_number
 from factlab.metaeval.detection import fixed05
 from factlab.metaeval.qa_decomposition import ALL, unit_rows
 from factlab.metaeval.scorers import discrimination, grouped_interval, validation_threshold
@@ -166,6 +168,32 @@ def published_table() -> pd.DataFrame:
     )
 
 
+def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
+    """On the published split (test): per scorer and task, the balanced accuracy at 0.5 and the ROC AUC; per task, the
+    scorer with the highest balanced accuracy at 0.5 beside the published ones (fractions, as the table's)."""
+    test = table[table["split"] == PUBLISHED_SPLIT]
+    scorers: dict[str, dict[str, Any]] = {}
+    for row in test.itertuples(index=False):
+        scorers.setdefault(str(row.scorer), {})[str(row.task)] = {
+            "bacc_fixed05": headline_number(row.bacc_fixed05),
+            "roc_auc": headline_number(row.roc_auc),
+        }
+    best: dict[str, Any] = {}
+    for task, rows in test.dropna(subset=["bacc_fixed05"]).groupby("task", sort=True):
+        top = rows.loc[rows["bacc_fixed05"].idxmax()]
+        published = {
+            system: headline_number(by_task[str(task)] / 100)
+            for system, by_task in PUBLISHED_BACC_X100.items()
+            if task in by_task
+        }
+        best[str(task)] = {
+            "scorer": str(top["scorer"]),
+            "bacc_fixed05": headline_number(top["bacc_fixed05"]),
+            "published": published,
+        }
+    return {"split": PUBLISHED_SPLIT, "scorers": scorers, "best_bacc_fixed05": best}
+
+
 def scorer_name(path: str) -> str:
     """results/score/qasem_consistency_qas/<scorer>.parquet -> <scorer>."""
     return Path(path).stem
@@ -189,6 +217,7 @@ def run_qa_detection(args: argparse.Namespace) -> None:
     table = qa_detection(scored, resamples=args.resamples, confidence=args.confidence, seed=args.seed)
     write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
     write_text(published_table().to_csv(index=False), args.out_published)
+    write_json(headline_metrics(table), args.out_metrics)
 
 
 def register(commands: Any) -> None:
@@ -206,4 +235,5 @@ def register(commands: Any) -> None:
     command.add_argument("--seed", type=int, required=True)
     command.add_argument("--out", required=True, help="CSV: qa_detection.csv")
     command.add_argument("--out-published", required=True, help="CSV: the published balanced accuracies")
+    command.add_argument("--out-metrics", required=True, help="metrics.json: the test split's headline numbers")
     command.set_defaults(func=run_qa_detection)
