@@ -6,12 +6,12 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install bytecode tex browser mirror smoke smoke-matrix lint pytest dvc-check dvc-one-parameter pull rerun-identical gpu-check
+.PHONY: run test install bytecode tex browser mirror smoke smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter pull rerun-identical gpu-check
 
 run: install tex mirror bytecode
 	snakemake --cores all
 
-test: install tex browser mirror pytest lint smoke dvc-check dvc-one-parameter smoke-matrix rerun-identical
+test: install tex browser mirror pytest lint smoke dvc-check smoke-views dvc-one-parameter smoke-matrix rerun-identical
 
 # A fresh clone with the team's artefacts (README, "Sharing artefacts"): fetch them from the DVC remote,
 # check they are the locked ones (code and params unchanged), then mark them up to date for Snakemake,
@@ -85,6 +85,11 @@ dvc-check: smoke
 	  "$$(grep -c '^Nothing to be done' $(SMOKE_DIR)/.snakemake/dvc-repro.txt)"
 	cd $(SMOKE_DIR) && dvc status | tee .snakemake/dvc-status.txt
 	grep -q "up to date" $(SMOKE_DIR)/.snakemake/dvc-status.txt
+
+# How a reader looks at the finished smoke run: `dvc metrics show` (every metrics file, with numbers), `dvc plots
+# show` (every plot, no missing field) and `snakemake --report` (every table and figure of its paper/).
+smoke-views: dvc-check
+	python tests/smoke_views.py $(SMOKE_DIR)
 
 # One parameter changed in a copy of the checked smoke directory: `dvc status` names only the stage that
 # reads it, and `dvc repro` reruns the rules reading it (and what depends on them), nothing upstream.

@@ -40,7 +40,7 @@ DVC_PLOTS = [
             "y": {
                 str(rules.train_aligner.output.curves): [
                     "validation_auc",
-                    "validation_auc_long",
+                    "validation_auc_long",  # always a column: aligner_commands.PLOTTED_CURVES
                 ]
             },
         }

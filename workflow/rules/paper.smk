@@ -109,6 +109,26 @@ rule plot_screeneval_chunk_size:
         "factlab paper screeneval-chunk-size-figure --table {input.table} --out {output} > {log} 2>&1"
 
 
+# factlab's own chunk-size sweep: AlignScore's tuning grid on the validation benchmarks, the chosen cell starred.
+rule plot_alignscore_tuning:
+    input:
+        table=rules.tune_alignscore.output.table,
+        choice=rules.tune_alignscore.output.choice,
+        code=code("paper", "alignscore-tuning-figure"),
+    output:
+        report(
+            "paper/figures/alignscore_tuning.png",
+            caption="../report/alignscore_tuning.rst",
+            category="score",
+        ),
+    log:
+        "logs/paper/plot_alignscore_tuning.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper alignscore-tuning-figure --table {input.table} --choice {input.choice} --out {output} > {log} 2>&1"
+
+
 rule plot_screeneval_reliability:
     input:
         table=rules.evaluate_screeneval_published.output.reliability,
@@ -563,6 +583,7 @@ PAPER_PARTS = [
     rules.plot_frank_ablation.output,
     rules.plot_screeneval_chunk_size.output,
     rules.plot_screeneval_reliability.output,
+    rules.plot_alignscore_tuning.output,
     rules.tabulate_true_published.output,
     rules.tabulate_qasem_consistency.output,
     rules.tabulate_agreement.output,

@@ -262,6 +262,13 @@ FIGURES = {
         "runtime (log scale) against the chunk size the transcript is split into, rebuilt from the results SCALE "
         "released."
     ),
+    "alignscore_tuning": (
+        "factlab's own chunk-size sweep: AlignScore's ROC AUC (positive = consistent) on the validation benchmarks "
+        "against the words per source chunk, one panel per support head of the trained aligner. Thick lines: the "
+        "macro mean over the benchmarks, the criterion of the choice, per aggregation over output sentences; thin "
+        "lines: each benchmark; star: the chosen cell; grey squares (right axis, log): the model pairs each chunk size "
+        "costs. No reported benchmark is among them."
+    ),
     "screeneval_reliability": (
         "Reliability diagrams on the 614 ScreenEval summary sentences: per equal-width score bin, the share of "
         "sentences labelled consistent (bar), the mean score (tick; where a calibrated bar would end) and the count "
@@ -391,6 +398,11 @@ REPORT_CAPTIONS: dict[str, str] = {
         f"SCALE's files: {_texttt('scale_large_<size>_results.json')} ({_texttt('experiments/chunk_size')}). The "
         f"AUCs equal those SCALE's {_texttt('chunk_size_graph.ipynb')} printed "
         f"({_texttt(f'{_METAEVAL}/screeneval_published/published_comparison.csv')}).",
+    ),
+    "alignscore_tuning": _report(
+        FIGURES["alignscore_tuning"],
+        f"Grid and validation benchmarks: {_param('score.alignscore.tuning')}. Cells: "
+        f"{_texttt('results/score/alignscore_tuning.csv')}; the choice: {_texttt('results/score/alignscore_choice.json')}.",
     ),
     "screeneval_reliability": _report(
         FIGURES["screeneval_reliability"],

@@ -12,6 +12,7 @@ COMMAND_MODULES = {
     "frank-williams-figure": "factlab.paper.frank",
     "frank-ablation-figure": "factlab.paper.frank",
     "screeneval-chunk-size-figure": "factlab.paper.screeneval",
+    "alignscore-tuning-figure": "factlab.paper.tuning",
     "reliability-figure": "factlab.paper.reliability",
     "true-published-table": "factlab.paper.true_published",
     "qasem-consistency-table": "factlab.paper.qasem_consistency",

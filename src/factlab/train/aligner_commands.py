@@ -19,6 +19,9 @@ from factlab.io import write_json, write_text
 from factlab.runtime import set_threads
 
 LOG = logging.getLogger(__name__)
+# The curves `dvc plots` draws (dvc.yaml, from DVC_PLOTS in metaeval.smk): written even where no validation point could
+# give one (no long premise of both labels, as in the smoke's mixture), empty, so the plot still finds its field.
+PLOTTED_CURVES = ("validation_auc", "validation_auc_long")
 
 
 def register(commands: Any) -> None:
@@ -46,7 +49,9 @@ def run_train(args: argparse.Namespace) -> None:
     out = Path(args.out_dir)
     save_aligner(network, tokenizer, out, log["settings"])
     write_json(log, out / "training_log.json")
-    write_text(pd.DataFrame(log["curve"]).to_csv(index=False), out / "curves.csv")
+    curves = pd.DataFrame(log["curve"])
+    curves = curves.reindex(columns=[*curves.columns, *(name for name in PLOTTED_CURVES if name not in curves.columns)])
+    write_text(curves.to_csv(index=False), out / "curves.csv")
     last = log["epochs"][-1]
     metrics = {
         "train_seconds": round(log["total_seconds"], 1),
