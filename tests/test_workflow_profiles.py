@@ -108,3 +108,32 @@ def test_one_target_plans_only_what_it_needs(tmp_path: Path) -> None:
     asking for one benchmark planned both trainings, about 100 CPU-minutes)."""
     named = dry_run_jobs(tmp_path, "results/data/qags_xsum.parquet")
     assert sorted(name for name, _ in named) == ["build_benchmark", "download_dataset"]
+
+
+def test_a_shard_that_did_not_finish_reruns_alone(tmp_path: Path) -> None:
+    """ROUGE on 10 real TRUE BEGIN examples in two shards: with shard 0 built and shard 1 not (as when shard 1's job
+    failed or was killed: Snakemake removes a failed job's outputs, and the shards are temporary only once merged),
+    the plan for the merged table is shard 1 and the merge, nothing else."""
+    config = tmp_path / "shards.yaml"
+    config.write_text(
+        "download: {allow_network: false}\n"
+        "data: {benchmarks: [true_begin]}\n"
+        "preprocess: {benchmarks: [true_begin], max_examples: 10}\n"
+        "score: {scorers: [rouge], shards: 2}\n"
+    )
+    for name in ("Snakefile", "workflow", "profiles", "src", "config", "resources", "params.yaml"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    snakemake = [str(Path(sys.executable).with_name("snakemake")), "--cores", "1", "--configfile", str(config)]
+    built = subprocess.run(
+        [*snakemake, "--", "results/score/true_begin/shards/rouge/0.parquet"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert (tmp_path / "results/score/true_begin/shards/rouge/0.parquet").is_file()
+    planned = subprocess.run(
+        [*snakemake, "-n", "--", "results/score/true_begin/rouge.parquet"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert planned.returncode == 0, planned.stderr[-2000:]
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", planned.stdout, flags=re.MULTILINE))
+    assert counts == {"merge_scores": "1", "score_baseline": "1", "total": "2"}
+    (job,) = re.findall(r"rule score_baseline:.*?wildcards: ([^\n]+)", planned.stdout, flags=re.DOTALL)
+    assert "shard=1" in job
