@@ -23,7 +23,9 @@ def tables(raw) -> tuple[pd.DataFrame, pd.DataFrame]:
     return adapt_frank(raw).frame, adapt_frank_baselines(raw).frame
 
 
-def run(tmp_path, labels, released, scorers: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def run(
+    tmp_path, labels, released, scorers: dict[str, pd.DataFrame], compare: tuple[str, ...] = ("BertScore P Art",)
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     benchmark, released_path = tmp_path / "frank.parquet", tmp_path / "released.parquet"
     labels.to_parquet(benchmark)
     released.to_parquet(released_path)
@@ -34,7 +36,7 @@ def run(tmp_path, labels, released, scorers: dict[str, pd.DataFrame]) -> tuple[p
     out = tmp_path / "out"
     command = [
         "metaeval", "frank-scorers", "--benchmark", str(benchmark), "--released", str(released_path),
-        "--scores", *map(str, paths), "--compare", "BertScore P Art", "--subsets", "all", "cnndm", "xsum",
+        "--scores", *map(str, paths), "--compare", *compare, "--subsets", "all", "cnndm", "xsum",
         "--variant", "frank", "--williams-variant", "two_sided", "--resamples", "50", "--confidence", "0.95",
         "--seed", "2022", "--out-correlations", f"{out}/c.csv", "--out-williams", f"{out}/w.csv",
         "--out-metrics", f"{out}/m.json", "--out-ablation", f"{out}/a.csv",
@@ -115,3 +117,25 @@ def test_a_constant_scorer_is_left_out_and_named(tmp_path, tables) -> None:
     assert set(correlations["metric"]) == {"factlab factcc_copy", "BertScore P Art"}
     assert metrics["constant_scorers_left_out"] == ["factlab all_zero", "factlab per_system_on_xsum"]
     assert metrics["best_partial_pearson"] == pytest.approx(0.2039, abs=1e-4)
+
+
+def test_the_compared_metrics_are_compared_with_each_other_too_so_the_figures_get_a_full_matrix(tmp_path, tables) -> None:
+    """Every pair of metrics has its Williams row, the two released ones included (the published module's numbers on
+    the same summaries), so the Williams and metric-matrix figures draw every cell."""
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    noisy = factcc.assign(score=factcc["score"] + released["BertScore P Art"])
+    compare = ("BertScore P Art", "FactCC")
+    correlations, williams, _ = run(tmp_path, labels, released, {"factcc_copy": factcc, "sum": noisy}, compare)
+    metrics = ["factlab factcc_copy", "factlab sum", *compare]
+    pairs = {frozenset(pair) for pair in zip(williams["metric_a"], williams["metric_b"], strict=True)}
+    assert pairs == {frozenset((a, b)) for i, a in enumerate(metrics) for b in metrics[i + 1 :]}
+    released_pair = published.williams_comparisons(published.join_scores(labels, released), "two_sided", list(compare))
+    row = williams[williams["metric_a"].isin(compare) & williams["metric_b"].isin(compare)].iloc[0]
+    assert row["p"] == pytest.approx(released_pair["p"].iloc[0]) and row["n"] == released_pair["n"].iloc[0] == 2246
+    figures = [tmp_path / "williams.png", tmp_path / "matrix.png"]
+    command = ["paper", "frank-williams-figure", "--williams", str(tmp_path / "out" / "w.csv"),
+               "--correlations", str(tmp_path / "out" / "c.csv"),
+               "--out", str(figures[0]), "--out-matrix", str(figures[1])]  # fmt: skip
+    assert main(command) == 0
+    assert all(figure.read_bytes()[:4] == b"\x89PNG" for figure in figures)

@@ -369,6 +369,32 @@ rule tabulate_summeval_scorers:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+# factlab's scorers and the released metrics they are compared with: Williams p-values and their partial correlations.
+rule plot_frank_scorers_williams:
+    input:
+        williams=rules.correlate_frank_scorers.output.williams,
+        correlations=rules.correlate_frank_scorers.output.correlations,
+        code=code("paper", "frank-williams-figure"),
+    output:
+        williams=report(
+            "paper/figures/frank_scorers_williams.png",
+            caption="../report/frank_scorers_williams.rst",
+            category="factlab_scorers",
+        ),
+        matrix=report(
+            "paper/figures/frank_scorers_matrix.png",
+            caption="../report/frank_scorers_matrix.rst",
+            category="factlab_scorers",
+        ),
+    log:
+        "logs/paper/plot_frank_scorers_williams.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper frank-williams-figure --williams {input.williams} --correlations {input.correlations} "
+        "--out {output.williams} --out-matrix {output.matrix} > {log} 2>&1"
+
+
 rule plot_frank_scorers_ablation:
     input:
         ablation=rules.correlate_frank_scorers.output.ablation,
@@ -598,6 +624,7 @@ PAPER_PARTS = [
     *([rules.tabulate_scoring_throughput.output] if SCORING_JOBS else []),
     *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
     *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
+    *([rules.plot_frank_scorers_williams.output] if FRANK_SCORED else []),
     *([rules.tabulate_summeval_scorers.output] if SUMMEVAL_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
     *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),

@@ -6,7 +6,8 @@ the article, and FactCC by default). On the summaries every factlab scorer score
 - partial Pearson and Spearman with Factuality, the system as confounder, per subset (all data,
   CNN/DM, XSum; a subset with no scored summary is left out and logged), with document-bootstrap
   CIs on all data — `factlab.metaeval.published.frank`'s functions, unchanged;
-- Williams tests of every factlab scorer against each compared metric and against each other;
+- Williams tests between every pair of them: each factlab scorer against each compared metric and against each
+  other, and the compared metrics against each other on the same summaries (the figures' full matrix);
 - FRANK's error-category ablation (`category_ablation`: correlation with Factuality minus with the
   score that leaves one category's errors out), per subset, for every scorer and compared metric.
 `metrics.json` names the best factlab scorer on all data, its partial Pearson, that of
@@ -85,12 +86,6 @@ def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], b
     return varying, [scorer for scorer in scorers if scorer in constant]
 
 
-def scorer_comparisons(comparisons: pd.DataFrame, scorers: Sequence[str]) -> pd.DataFrame:
-    """The Williams rows that involve at least one factlab scorer."""
-    involved = comparisons["metric_a"].isin(scorers) | comparisons["metric_b"].isin(scorers)
-    return comparisons[involved].reset_index(drop=True)
-
-
 def headline(correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Sequence[str]) -> dict[str, Any]:
     on_all = correlations[correlations["subset"] == "all"].set_index("metric")
     best = on_all.loc[list(scorers), "pearson"].idxmax()
@@ -122,7 +117,7 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
     settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
     correlations = with_bootstrap_cis(correlations, pearson_bootstrap_cis(frame, settings, metrics))
-    comparisons = scorer_comparisons(williams_comparisons(frame, args.williams_variant, metrics), scorers)
+    comparisons = williams_comparisons(frame, args.williams_variant, metrics)
     write_csv(correlations, args.out_correlations)
     write_csv(comparisons, args.out_williams)
     write_csv(category_ablation(frame, subsets, args.variant, metrics), args.out_ablation)

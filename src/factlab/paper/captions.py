@@ -252,6 +252,17 @@ FIGURES = {
         "benchmark: share consistent per equal-width score bin (bar), mean score (tick), count (above); raw and after "
         "isotonic calibration fitted on the validation benchmarks."
     ),
+    "frank_scorers_williams": (
+        "Williams tests between factlab's scorers and the released metrics they are compared with, on the FRANK "
+        "summaries every factlab scorer scored, scores and human Factuality residualised on the summarisation system: "
+        "each cell is the p-value that the two correlate equally with Factuality (variant in the title). Ordered by "
+        "partial Pearson correlation with Factuality."
+    ),
+    "frank_scorers_matrix": (
+        "Partial Pearson correlation between factlab's scorers and the released metrics they are compared with, "
+        "controlling for the summarisation system, on the FRANK summaries every factlab scorer scored (the $r_{23}$ of "
+        "the Williams tests): which scorers agree with each other beyond their systems' means."
+    ),
     "frank_scorers_ablation": (
         "FRANK's error-category ablation applied to factlab's scorers, beside the released metrics they are compared "
         "with: each one's partial correlation with human Factuality minus its partial correlation when the errors of "
@@ -386,6 +397,15 @@ REPORT_CAPTIONS: dict[str, str] = {
         f"{_param('metaeval.detection.validation_benchmarks')}. Table: "
         f"{_texttt(f'{_METAEVAL}/detection/reliability.csv')}; ECE before and after calibration: "
         f"{_texttt(f'{_METAEVAL}/detection/auc.csv')} (ece, ece_isotonic).",
+    ),
+    "frank_scorers_williams": _report(
+        FIGURES["frank_scorers_williams"],
+        f"p-value: the variant set by {_param('metaeval.frank.williams_variant')}; compared metrics: "
+        f"{_param('metaeval.frank.compare_scorers_with')}. Table: {_texttt(f'{_METAEVAL}/frank_scorers/williams.csv')}.",
+    ),
+    "frank_scorers_matrix": _report(
+        FIGURES["frank_scorers_matrix"],
+        "Ordered by all-data partial correlation with human Factuality.",
     ),
     "frank_scorers_ablation": _report(
         FIGURES["frank_scorers_ablation"],

@@ -84,6 +84,8 @@ SECTIONS = (
             "frank_metric_matrix",
             "frank_ablation",
             "frank_scorers",
+            "frank_scorers_williams",
+            "frank_scorers_matrix",
             "frank_scorers_ablation",
             "summeval_scorers",
         ),
