@@ -16,7 +16,7 @@ from PIL import Image
 from factlab.cli import main as factlab_main
 from factlab.errors import FactlabError
 from factlab.paper import captions
-from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages, pdf_text
+from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages, missing_captions, pdf_text
 from factlab.paper.main_tex import FURTHER, SECTIONS, collect_floats, render_main
 from factlab.paper.provenance import parse_rule_files, rule_writing
 from factlab.paper.tables import to_latex
@@ -252,3 +252,27 @@ def test_a_latex_error_fails_with_its_first_line(tmp_path):
     with pytest.raises(FactlabError, match=r"broken.tex does not compile: \./broken.tex:3: Undefined control sequence"):
         build_pdf(tex, tmp_path / "broken.pdf", tmp_path / "broken.log")
     assert not (tmp_path / "broken.pdf").exists() and "Undefined control sequence" in (tmp_path / "broken.log").read_text()
+
+
+FLOATS = r"""\documentclass{article}
+\usepackage[font=small,labelfont=bf]{caption}
+\begin{document}
+See Table~\ref{tab:a} and Figure~\ref{fig:a}.
+\begin{table}\centering\caption{A table.}\label{tab:a}\begin{tabular}{c}x\\\end{tabular}\end{table}
+\begin{figure}\centering\rule{1cm}{1cm}\caption{A figure.}\label{fig:a}\end{figure}
+\end{document}
+"""
+
+
+@requires_tex
+def test_every_numbered_float_s_caption_must_be_in_the_pdf_text(tmp_path):
+    tex = tmp_path / "floats.tex"
+    tex.write_text(FLOATS)
+    pages, check = build_pdf(tex, tmp_path / "floats.pdf", tmp_path / "floats.log")
+    assert pages == 1 and check.problems() == []
+    pdf, log = compile_tex(tex, tmp_path / "build")
+    aux, text = log.with_suffix(".aux").read_text(), pdf_text(pdf)
+    assert text is not None and missing_captions(aux, text) == []
+    # a float LaTeX numbered but whose caption never reached a page is named
+    assert missing_captions(aux, text.replace("Figure 1:", "")) == ["Figure 1"]
+    assert missing_captions(aux, text.replace("Table 1:", "Table 2:")) == ["Table 1"]

@@ -4,8 +4,9 @@ latexmk runs pdflatex until the cross-references settle (without latexmk, pdflat
 stops asking for a rerun, at most 4 times), in a temporary folder, so that paper/ gets main.pdf and no
 auxiliary files. Timestamps come from SOURCE_DATE_EPOCH (main.tex writes no /ID), so the same sources
 give the same PDF bytes. The LaTeX log is kept (--latex-log); the command fails with one line on a
-LaTeX error, an undefined or multiply defined reference or citation, or a `??` in the PDF's text
-(pdftotext, where poppler-utils is installed). Pages are counted by pdfinfo, else read from the log.
+LaTeX error, an undefined or multiply defined reference or citation, a `??` in the PDF's text, or a numbered table
+or figure whose caption is not in it (pdftotext, where poppler-utils is installed). Pages are counted by pdfinfo,
+else read from the log.
 """
 
 from __future__ import annotations
@@ -111,6 +112,20 @@ def pdf_text(pdf: str | Path) -> str | None:
     return result.stdout if result.returncode == 0 else None
 
 
+CAPTION_ENTRY = re.compile(r"\\@writefile\{(lot|lof)\}\{\\contentsline \{(table|figure)\}\{\\numberline \{(\d+)\}")
+
+
+def missing_captions(aux: str, text: str) -> list[str]:
+    """The floats LaTeX numbered (the captions the .aux lists for the lists of tables and figures) whose caption,
+    "Table 3:" or "Figure 2:", is not in the PDF's text: a float that never reached a page."""
+    missing = []
+    for _, kind, number in CAPTION_ENTRY.findall(aux):
+        label = f"{kind.capitalize()} {number}:"
+        if not re.search(rf"\b{label}", text):
+            missing.append(label.rstrip(":"))
+    return missing
+
+
 def engine() -> str | None:
     """latexmk (with pdflatex), else pdflatex alone, else None."""
     if shutil.which("pdflatex") is None:
@@ -171,6 +186,10 @@ def build_pdf(tex: str | Path, out: str | Path, latex_log: str | Path) -> tuple[
         text = pdf_text(pdf)
         if text is not None and "??" in text:
             problems.append("'??' in the PDF's text (an unresolved reference)")
+        aux = log.with_suffix(".aux")
+        lost = missing_captions(aux.read_text(errors="replace"), text) if text is not None and aux.exists() else []
+        if lost:
+            problems.append(f"captions numbered but not in the PDF's text: {', '.join(lost)}")
         if problems:
             raise FactlabError(f"{out}: {'; '.join(problems)}; LaTeX log: {latex_log}")
         pages = count_pages(pdf) if shutil.which("pdfinfo") else check.pages
