@@ -26,19 +26,28 @@ def run(directory: Path, *command: str) -> tuple[str, str]:
     return done.stdout, done.stderr
 
 
+def numbers(value: object) -> int:
+    """How many numeric leaves a metrics.json value holds (booleans are not numbers)."""
+    if isinstance(value, dict):
+        return sum(numbers(item) for item in value.values())
+    if isinstance(value, list):
+        return sum(numbers(item) for item in value)
+    return int(isinstance(value, int | float) and not isinstance(value, bool))
+
+
 def check_metrics(directory: Path, declared: list[str]) -> None:
     revisions = json.loads(run(directory, "dvc", "metrics", "show", "--json")[0])
     shown = revisions.get("", revisions.get("workspace", {})).get("data", {})  # the workspace (no git here: "")
     for path in declared:
         entry = shown.get(path)
-        if entry is None or "error" in entry or not entry.get("data"):
+        if entry is None or "error" in entry or not numbers(entry.get("data")):
             sys.exit(f"dvc metrics show: {path} is missing, unreadable or empty: {entry}")
     print(f"dvc metrics show: {len(declared)} metrics files, each with numbers")
 
 
 def check_plots(directory: Path, declared: list[dict]) -> None:
     output, warnings = run(directory, "dvc", "plots", "show", "--json")
-    if "WARNING" in warnings:  # e.g. a field the plot names that its file lacks
+    if re.search(r"^WARNING:", warnings, flags=re.MULTILINE):  # e.g. a field the plot names that its file lacks
         sys.exit(f"dvc plots show: {warnings}")
     shown = json.loads(output)
     if shown.get("errors"):
@@ -53,6 +62,7 @@ def check_plots(directory: Path, declared: list[dict]) -> None:
 def check_report(directory: Path) -> None:
     log = "".join(run(directory, "snakemake", "--report", ".snakemake/report.html"))
     added = set(re.findall(r"^Adding (\S+) \(", log, flags=re.MULTILINE))
+    # the run's own tables and figures (a fresh smoke directory holds no others)
     wanted = {path.name for path in (directory / "paper" / "tables").glob("*.md")}
     wanted |= {path.name for path in (directory / "paper" / "figures").glob("*.png")}
     if not (directory / ".snakemake" / "report.html").is_file() or wanted - added:

@@ -94,4 +94,25 @@ def test_the_table_reads_every_benchmarked_job_and_adds_none(dag):
     # Every job whose benchmark the table reads is also needed by another job: the table adds no work.
     for path in read:
         consumers = {job.rule.name for job in dag.depending[benchmarked[path]]}
-        assert consumers - {"tabulate_pipeline_cost"}, f"{path}: only the cost table needs its job"
+        assert consumers - {"tabulate_pipeline_cost", "tabulate_scoring_throughput"}, f"{path}: only the cost tables need it"
+
+
+def test_the_throughput_table_reads_every_scoring_job_and_adds_none(dag):
+    """tabulate_scoring_throughput reads the benchmark file, merged report and score table of every (scorer,
+    benchmark) the DAG scores, and each of those jobs is needed by something besides the two run-cost tables."""
+    (table,) = [job for job in dag.jobs if job.rule.name == "tabulate_scoring_throughput"]
+    scoring = [job for job in dag.jobs if job.benchmark and str(job.benchmark).startswith("benchmarks/score/")]
+    sharded = {str(job.benchmark) for job in scoring if "shard" in job.wildcards.keys()}
+    read = {str(path) for path in table.input if str(path).startswith("benchmarks/")}
+    assert read == sharded and read
+    merges = {job for job in dag.jobs if job.rule.name == "merge_scores"}
+    merged = {str(path) for job in merges for path in job.output}
+    inputs = {str(path) for path in table.input if str(path).startswith("results/score/")}
+    assert inputs == merged  # every merged table and report, nothing else of the score stage
+    for job in merges:
+        consumers = {other.rule.name for other in dag.depending[job]}
+        assert consumers - {"tabulate_scoring_throughput"}, f"{job}: only the throughput table needs it"
+    for job in scoring:
+        if str(job.benchmark) in read:
+            consumers = {other.rule.name for other in dag.depending[job]}
+            assert consumers - {"tabulate_pipeline_cost", "tabulate_scoring_throughput"}, f"{job}: only the cost tables"

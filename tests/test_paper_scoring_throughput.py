@@ -58,7 +58,8 @@ def tree(tmp_path, frank) -> dict:
     for shard, (wall, cpu, rss) in enumerate([(3.5, 3.0, 280.0), (4.5, 4.0, 300.0)]):
         (benchmarks / "rouge" / f"frank.{shard}.tsv").write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{wall}\t-\t{rss}\t{cpu}\n")
     jobs = [
-        write_job(tmp_path, "alignscore", frank, {"pairs": 30000, "pairs_per_s": 41.5}),
+        # merged over shards: the counts and seconds are sums, the rate is recomputed from them (24,900 / 600 s)
+        write_job(tmp_path, "alignscore", frank, {"pairs": 30000, "distinct_pairs_scored": 24900, "score_seconds": 600.0}),
         write_job(tmp_path, "rouge", frank.head(100), {}),
     ]
     files = [benchmarks / "alignscore" / "frank.0.tsv", *sorted((benchmarks / "rouge").glob("*.tsv"))]
@@ -76,13 +77,14 @@ def test_rows_and_rates_are_worked_by_hand(tmp_path, frank, tree) -> None:
     assert alignscore["wall s"] == 2514.67 and alignscore["CPU s"] == 1108.67 and alignscore["peak RSS MB"] == 2100.04
     assert alignscore["words/s"] == pytest.approx(all_words / 2514.67, rel=1e-5)
     assert alignscore["pairs/s"] == pytest.approx(30000 / 2514.67, rel=1e-5)
-    assert alignscore["engine pairs/s"] == 41.5
+    assert alignscore["engine pairs/s"] == pytest.approx(41.5)
     # two shards: their wall and CPU seconds summed, the larger peak memory
     assert (rouge["jobs"], rouge["examples"], rouge["words"]) == (2, 100, head_words)
     assert (rouge["wall s"], rouge["CPU s"], rouge["peak RSS MB"]) == (8.0, 7.0, 300.0)
-    assert rouge["examples/s"] == pytest.approx(100 / 8.0) and pd.isna(rouge["pairs/s"])
+    assert rouge["examples/s"] == pytest.approx(100 / 8.0) and pd.isna(rouge["pairs/s"]) and pd.isna(rouge["engine pairs/s"])
     table = (tmp_path / "out" / "t.md").read_text()
-    assert table.splitlines()[0].startswith("| scorer | benchmarks | jobs | examples | words |")
+    assert table.splitlines()[0].startswith("| scorer | benchmarks | jobs | examples | words | model pairs |")
+    assert "| 30000 |" in table  # a count, not 30000.000
     assert "tab:scoring-throughput" in (tmp_path / "out" / "t.tex").read_text()
 
 

@@ -32,12 +32,16 @@ def test_lines_are_the_macro_means_and_the_star_is_the_choice() -> None:
             line = drawn[f"{aggregation} over sentences"]
             assert list(line.get_xdata()) == sizes
             assert np.allclose(line.get_ydata(), expected)
+        assert cells["benchmark"].nunique() == 2  # two benchmarks: a sum, max or first value would draw another line
         if head == choice["support_head"]:
             star = drawn["chosen"]
             assert list(star.get_xdata()) == [choice["words_per_chunk"]]
             assert star.get_ydata()[0] == pytest.approx(choice["mean_roc_auc"], abs=1e-4)  # the choice rounds to 4
         else:
             assert "chosen" not in drawn
+    # the cost axis: the model pairs of each chunk size summed over the benchmarks, 590 + 952 at 60 words, 140 + 121 at 350
+    (pairs,) = {tuple(line.get_ydata()) for axes in figure.axes for line in axes.get_lines() if line.get_label() == "model pairs"}
+    assert pairs == (590 + 952, 140 + 121)
 
 
 def test_the_command_writes_a_png_and_names_a_missing_column(tmp_path, capsys) -> None:

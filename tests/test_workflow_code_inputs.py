@@ -65,6 +65,7 @@ def test_editing_frank_reruns_only_frank_and_its_paper_rules(jobs):
         "tabulate_summeval_scorers",
         "tabulate_frank_scorers",
         "plot_frank_scorers_ablation",
+        "plot_frank_scorers_williams",  # the baselines' figure command on factlab's scorers
         "tabulate_frank_baselines",
         "plot_frank_williams",
         "plot_frank_ablation",

@@ -27,9 +27,10 @@ import pandas as pd
 from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import FactlabError
 from factlab.io import write_json
-from factlab.metaeval.partial import PARTIAL_VARIANTS
+from factlab.metaeval.partial import PARTIAL_VARIANTS, varies_within_confounders
 from factlab.metaeval.published.frank import (
     CONFOUNDER,
+    HUMAN,
     SUBSET_LABELS,
     BootstrapSettings,
     category_ablation,
@@ -72,14 +73,16 @@ def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], b
     """(scorers whose scores vary within some system of every part, the others). The partial correlation, the system as
     confounder, correlates what is left of a score after its system's mean: a score constant within every system of a
     part (every summary scored 0, or one score per system) leaves nothing there, so it is left out of every part, which
-    then compare the same scorers, and named in the metrics; an error when every scorer is so."""
+    then compare the same scorers, and named in the metrics; an error when every scorer is so. The test is the partial
+    correlation's own (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
     constant: set[str] = set()
     for name, part in parts.items():
-        distinct = part.groupby(CONFOUNDER)[list(scorers)].nunique(dropna=True).max()
         for scorer in scorers:
-            if not distinct[scorer] >= 2 and scorer not in constant:
-                constant.add(scorer)
-                LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
+            kept = part.dropna(subset=[scorer, HUMAN, CONFOUNDER])
+            if scorer in constant or (len(kept) and varies_within_confounders(kept[scorer], [kept[CONFOUNDER].to_numpy()])):
+                continue
+            constant.add(scorer)
+            LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
     varying = [scorer for scorer in scorers if scorer not in constant]
     if not varying:
         raise FactlabError(f"every factlab scorer is constant within each system of some {benchmark} subset: {sorted(constant)}")

@@ -118,10 +118,21 @@ def _residuals(values: FloatArray, design: ConfounderDesign) -> FloatArray:
     return residuals
 
 
+def _constant_residuals(residuals: FloatArray, raw: FloatArray) -> bool:
+    scale = max(1.0, float(np.max(np.abs(raw)))) if len(raw) else 1.0
+    return bool(np.all(np.abs(residuals) <= _CONSTANT_TOLERANCE * scale))
+
+
 def _require_residual_variation(residuals: FloatArray, raw: FloatArray, name: str) -> None:
-    scale = max(1.0, float(np.max(np.abs(raw))))
-    if np.all(np.abs(residuals) <= _CONSTANT_TOLERANCE * scale):
+    if _constant_residuals(residuals, raw):
         raise StatisticsError(f"{name} is constant within every confounder level: the partial correlation is undefined")
+
+
+def varies_within_confounders(values: ArrayLike, confounders: Sequence[ArrayLike]) -> bool:
+    """Whether `values` keep any variation once each confounder level's mean is removed: False where a partial
+    correlation of them would raise (the same residuals and tolerance)."""
+    ys = as_float_vector(values, "values")
+    return not _constant_residuals(_residuals(ys, confounder_design(confounders, len(ys))), ys)
 
 
 def _t_test_p(r: float, df: int) -> float:

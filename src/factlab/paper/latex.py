@@ -117,7 +117,7 @@ CAPTION_ENTRY = re.compile(r"\\@writefile\{(lot|lof)\}\{\\contentsline \{(table|
 
 def missing_captions(aux: str, text: str) -> list[str]:
     """The floats LaTeX numbered (the captions the .aux lists for the lists of tables and figures) whose caption,
-    "Table 3:" or "Figure 2:", is not in the PDF's text: a float that never reached a page."""
+    "Table 3:" or "Figure 2:", is not in the PDF's text: e.g. a float taller than the page, its caption cut off."""
     missing = []
     for _, kind, number in CAPTION_ENTRY.findall(aux):
         label = f"{kind.capitalize()} {number}:"

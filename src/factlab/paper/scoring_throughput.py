@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.data.stats import word_count
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.paper import captions
@@ -73,8 +74,14 @@ def example_words(data: pd.DataFrame, scored_ids: pd.Series, *, file: str | Path
     scored = data[data["example_id"].isin(ids)]
     if len(scored) != len(ids):
         raise DataError(f"{len(ids) - len(scored)} scored example(s) are not in the benchmark's data", file=file)
-    words = scored["source"].str.split().str.len().sum() + scored["output"].str.split().str.len().sum()
-    return len(scored), int(words)
+    return len(scored), int(word_count(scored["source"]).sum() + word_count(scored["output"]).sum())
+
+
+def engine_rate(report: dict[str, Any]) -> float:
+    """The engine's distinct pairs per second of scoring, from the merged report's sums (a sum of the shards' rates
+    would not be one); none where it scored no pair itself (every pair from the cache, as SummaC-Conv's)."""
+    pairs, seconds = report.get("distinct_pairs_scored") or 0, report.get("score_seconds") or 0
+    return pairs / seconds if pairs and seconds else float("nan")
 
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -83,7 +90,7 @@ def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
         **{
             "examples/s": frame["examples"] / wall,
             "words/s": frame["words"] / wall,
-            "pairs/s": frame["model pairs"] / wall,
+            "pairs/s": frame["model pairs"].astype("float64") / wall,
         }
     )
 
@@ -123,13 +130,13 @@ def throughput_rows(
                 "wall s": own["wall_s"].sum(),
                 "CPU s": own["cpu_s"].sum(),
                 "peak RSS MB": own["max_rss_mb"].max(),
-                "engine pairs/s": report.get("pairs_per_s"),
+                "engine pairs/s": engine_rate(report),
             }
         )
     unreported = set(jobs["key"]) - {(row["scorer"], row["benchmark"]) for row in rows}
     if unreported:
         raise DataError(f"benchmark files of jobs without a report (--reports): {sorted(unreported)}")
-    frame = pd.DataFrame(rows).astype({"model pairs": "float64", "engine pairs/s": "float64"})
+    frame = pd.DataFrame(rows).astype({"model pairs": "Int64", "engine pairs/s": "float64"})
     return with_rates(frame).sort_values(["scorer", "benchmark"], ignore_index=True)[list(COLUMNS)]
 
 
@@ -142,13 +149,13 @@ def per_scorer(rows: pd.DataFrame) -> pd.DataFrame:
         examples=("examples", "sum"),
         words=("words", "sum"),
         **{
-            "model pairs": ("model pairs", lambda pairs: pairs.sum(min_count=1)),
+            "model pairs": ("model pairs", lambda pairs: pairs.sum(min_count=1)),  # none: a scorer without pairs
             "wall s": ("wall s", "sum"),
             "CPU s": ("CPU s", "sum"),
             "peak RSS MB": ("peak RSS MB", "max"),
         },
     )
-    return with_rates(summed.reset_index())
+    return with_rates(summed.reset_index().astype({"model pairs": "Int64"}))
 
 
 def run_scoring_throughput_table(args: argparse.Namespace) -> None:
