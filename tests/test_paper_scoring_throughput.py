@@ -58,8 +58,13 @@ def tree(tmp_path, frank) -> dict:
     for shard, (wall, cpu, rss) in enumerate([(3.5, 3.0, 280.0), (4.5, 4.0, 300.0)]):
         (benchmarks / "rouge" / f"frank.{shard}.tsv").write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{wall}\t-\t{rss}\t{cpu}\n")
     jobs = [
-        # merged over shards: the counts and seconds are sums, the rate is recomputed from them (24,900 / 600 s)
-        write_job(tmp_path, "alignscore", frank, {"pairs": 30000, "distinct_pairs_scored": 24900, "score_seconds": 600.0}),
+        # as the merge writes it: the counts and seconds summed over shards, the rate recomputed from them (24,900 / 600 s)
+        write_job(
+            tmp_path,
+            "alignscore",
+            frank,
+            {"pairs": 30000, "distinct_pairs_scored": 24900, "score_seconds": 600.0, "pairs_per_s": 41.5},
+        ),
         write_job(tmp_path, "rouge", frank.head(100), {}),
     ]
     files = [benchmarks / "alignscore" / "frank.0.tsv", *sorted((benchmarks / "rouge").glob("*.tsv"))]

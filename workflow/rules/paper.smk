@@ -570,13 +570,19 @@ rule tabulate_pipeline_cost:
 rule tabulate_scoring_throughput:
     input:
         benchmarks=SCORING_JOB_BENCHMARKS,
-        reports=[
-            f"results/score/{name}/reports/{scorer}.json"
-            for scorer, name in SCORING_JOBS
-        ],
-        scores=[
-            f"results/score/{name}/{scorer}.parquet" for scorer, name in SCORING_JOBS
-        ],
+        # the merged reports and score tables, in SCORING_JOBS' order (the command pairs them)
+        reports=expand(
+            rules.merge_scores.output.report,
+            zip,
+            scorer=[scorer for scorer, _ in SCORING_JOBS],
+            benchmark=[name for _, name in SCORING_JOBS],
+        ),
+        scores=expand(
+            rules.merge_scores.output.scores,
+            zip,
+            scorer=[scorer for scorer, _ in SCORING_JOBS],
+            benchmark=[name for _, name in SCORING_JOBS],
+        ),
         data=expand(
             "results/data/{benchmark}.parquet",
             benchmark=sorted({name for _, name in SCORING_JOBS}),

@@ -77,9 +77,9 @@ def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], b
     correlation's own (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
     constant: set[str] = set()
     for name, part in parts.items():
-        for scorer in scorers:
+        for scorer in sorted(set(scorers) - constant):
             kept = part.dropna(subset=[scorer, HUMAN, CONFOUNDER])
-            if scorer in constant or (len(kept) and varies_within_confounders(kept[scorer], [kept[CONFOUNDER].to_numpy()])):
+            if len(kept) and varies_within_confounders(kept[scorer], [kept[CONFOUNDER].to_numpy()]):
                 continue
             constant.add(scorer)
             LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)

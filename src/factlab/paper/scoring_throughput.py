@@ -4,7 +4,8 @@ Each scoring job (benchmark, scorer, shard) writes `benchmarks/score/<scorer>/<b
 wall seconds `s`, `cpu_time`, peak `max_rss` in MB), and its merged report `results/score/<benchmark>/reports/
 <scorer>.json` counts the examples it scored and, for the scorers that run premise-hypothesis pairs through the
 engine, those pairs (`pairs`, cache hits included) and the engine's own rate (`pairs_per_s`: distinct pairs per
-second of scoring, model load excluded). Per (scorer, benchmark), over its shards' jobs:
+second of scoring, model load excluded, recomputed by the merge from the shards' sums). Per (scorer, benchmark),
+over its shards' jobs:
 
 - examples, words (the source's and the output's whitespace words of every scored example, from the benchmark's
   data), model pairs;
@@ -33,7 +34,6 @@ from factlab.paper import captions
 from factlab.paper.pipeline_cost import read_benchmark
 from factlab.paper.tables import write_tables
 
-ALL = "(all)"
 COLUMNS = (
     "scorer",
     "benchmark",
@@ -78,10 +78,10 @@ def example_words(data: pd.DataFrame, scored_ids: pd.Series, *, file: str | Path
 
 
 def engine_rate(report: dict[str, Any]) -> float:
-    """The engine's distinct pairs per second of scoring, from the merged report's sums (a sum of the shards' rates
-    would not be one); none where it scored no pair itself (every pair from the cache, as SummaC-Conv's)."""
-    pairs, seconds = report.get("distinct_pairs_scored") or 0, report.get("score_seconds") or 0
-    return pairs / seconds if pairs and seconds else float("nan")
+    """The engine's pairs per second of scoring, as the merge recomputed it from the shards' summed counts and seconds
+    (`factlab.score.jobs.with_pair_rate`); none where the engine scored no pair itself (every pair from the cache, as
+    SummaC-Conv's, whose report says 0)."""
+    return float(report["pairs_per_s"]) if report.get("distinct_pairs_scored") and "pairs_per_s" in report else float("nan")
 
 
 def with_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -141,8 +141,8 @@ def throughput_rows(
 
 
 def per_scorer(rows: pd.DataFrame) -> pd.DataFrame:
-    """Each scorer's rows summed over its benchmarks (rates from the sums; the engine's rate is left out: its
-    seconds are not in the reports' sums)."""
+    """Each scorer's rows summed over its benchmarks, the rates from the sums (the engine's rate, per benchmark, stays
+    in the rows)."""
     summed = rows.groupby("scorer", sort=True).agg(
         benchmarks=("benchmark", "size"),
         jobs=("jobs", "sum"),
