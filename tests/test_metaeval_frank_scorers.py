@@ -15,7 +15,10 @@ import pytest
 
 from factlab.cli import main
 from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
+from factlab.errors import FactlabError
+from factlab.metaeval.frank_scorers import with_scorer_columns
 from factlab.metaeval.published import frank as published
+from factlab.score.jobs import sample_examples
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +27,12 @@ def tables(raw) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def run(
-    tmp_path, labels, released, scorers: dict[str, pd.DataFrame], compare: tuple[str, ...] = ("BertScore P Art",)
+    tmp_path,
+    labels,
+    released,
+    scorers: dict[str, pd.DataFrame],
+    compare: tuple[str, ...] = ("BertScore P Art",),
+    sampled: dict[str, pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     benchmark, released_path = tmp_path / "frank.parquet", tmp_path / "released.parquet"
     labels.to_parquet(benchmark)
@@ -33,10 +41,15 @@ def run(
     for name, table in scorers.items():
         paths.append(tmp_path / f"{name}.parquet")
         table.to_parquet(paths[-1])
+    sampled_paths = []
+    for name, table in (sampled or {}).items():
+        sampled_paths.append(tmp_path / f"{name}.parquet")
+        table.to_parquet(sampled_paths[-1])
     out = tmp_path / "out"
     command = [
         "metaeval", "frank-scorers", "--benchmark", str(benchmark), "--released", str(released_path),
-        "--scores", *map(str, paths), "--compare", *compare, "--subsets", "all", "cnndm", "xsum",
+        "--scores", *map(str, paths), "--sampled-scores", *map(str, sampled_paths), "--compare", *compare,
+        "--subsets", "all", "cnndm", "xsum",
         "--variant", "frank", "--williams-variant", "two_sided", "--resamples", "50", "--confidence", "0.95",
         "--seed", "2022", "--out-correlations", f"{out}/c.csv", "--out-williams", f"{out}/w.csv",
         "--out-metrics", f"{out}/m.json", "--out-ablation", f"{out}/a.csv",
@@ -139,3 +152,32 @@ def test_the_compared_metrics_are_compared_with_each_other_too_so_the_figures_ge
                "--out", str(figures[0]), "--out-matrix", str(figures[1])]  # fmt: skip
     assert main(command) == 0
     assert all(figure.read_bytes()[:4] == b"\x89PNG" for figure in figures)
+
+
+def test_a_sampled_scorer_is_correlated_on_its_sample_beside_the_full_ones(tmp_path, tables) -> None:
+    """A scorer of a seeded sample (score.sample: here FRANK's released ROUGE-1 on 300 summaries) gets the published
+    module's correlations and Williams test on those summaries, while the full scorers keep every summary and the
+    headline's best scorer is a full one."""
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    sample = sample_examples(labels, 300, seed=2022)
+    rouge = sample[["example_id"]].merge(released[["example_id", "Rouge 1"]]).rename(columns={"Rouge 1": "score"})
+    correlations, williams, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge_1": rouge})
+    joined = published.join_scores(labels, released)
+    on_sample = joined[joined["example_id"].isin(sample["example_id"])]
+    expected = published.metric_human_correlations(on_sample, ["all", "cnndm", "xsum"], "frank", ["Rouge 1"])
+    got = correlations.set_index(["metric", "subset"])
+    for row in expected.itertuples():
+        assert got.loc[("factlab rouge_1", row.subset), "pearson"] == pytest.approx(row.pearson)
+        assert got.loc[("factlab rouge_1", row.subset), "n"] == row.n
+    assert got.loc[("factlab rouge_1", "all"), "n"] == 300
+    assert got.loc[("factlab factcc_copy", "all"), "n"] == got.loc[("BertScore P Art", "all"), "n"] == 2246
+    pair = williams[(williams["metric_a"] == "factlab rouge_1") & (williams["metric_b"] == "BertScore P Art")].iloc[0]
+    released_pair = published.williams_comparisons(on_sample, "two_sided", ["Rouge 1", "BertScore P Art"]).iloc[0]
+    assert pair["n"] == 300 and pair["p"] == pytest.approx(released_pair["p"]) and pair["t"] == pytest.approx(released_pair["t"])
+    assert metrics["best_scorer"] == "factcc_copy" and metrics["n"] == 2246
+    assert metrics["sampled_scorers_n"] == {"rouge_1": 300}
+    cnndm_only = factcc.merge(labels.loc[labels["subset"] == "cnndm", ["example_id"]])
+    assert (labels.set_index("example_id").loc[rouge["example_id"], "subset"] == "xsum").any()
+    with pytest.raises(FactlabError, match="rouge_1 \\(sampled\\): .* not among the FRANK summaries the full scorers scored"):
+        with_scorer_columns(joined, {"factcc_cnndm": cnndm_only}, "FRANK", {"rouge_1": rouge})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +14,7 @@ from factlab.errors import FactlabError
 from factlab.models.engine import EngineSettings
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
-from factlab.score.jobs import merge_shards, shard_examples, shard_of
+from factlab.score.jobs import merge_shards, sample_examples, shard_examples, shard_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -40,6 +41,26 @@ def test_shards_partition_the_examples_and_keep_documents_together(examples: pd.
     assert shard_of("doc-1", 7) == int("bb0e4f494437", 16) % 7  # sha256(b"doc-1")
     with pytest.raises(FactlabError, match="shard 3 of 3"):
         shard_examples(examples, 3, 3)
+
+
+def test_a_sample_is_the_examples_whose_seeded_hash_sorts_first_whatever_their_order_and_shards(
+    examples: pd.DataFrame,
+) -> None:
+    """score.sample on the real QAGS-XSum summaries: the size asked, nested, independent of row order and shards."""
+    frame = examples
+    ids = list(frame["example_id"])
+    by_hash = sorted(ids, key=lambda example_id: hashlib.sha256(f"7:{example_id}".encode()).hexdigest())
+    small, large = sample_examples(frame, 2, seed=7), sample_examples(frame, 4, seed=7)
+    assert list(small["example_id"]) == sorted(by_hash[:2]) and list(large["example_id"]) == sorted(by_hash[:4])
+    assert set(small["example_id"]) <= set(large["example_id"])  # nested: a larger sample keeps a smaller one's
+    shuffled = sample_examples(frame.iloc[::-1], 4, seed=7)
+    pd.testing.assert_frame_equal(shuffled, large)
+    union = pd.concat([shard_examples(large, shard, 3) for shard in range(3)])
+    assert sorted(union["example_id"]) == sorted(large["example_id"])  # sampled before sharding: any shard count
+    assert set(sample_examples(frame, 4, seed=8)["example_id"]) != set(large["example_id"])  # the seed matters
+    assert len(sample_examples(frame, len(ids) + 5, seed=7)) == len(ids) == len(sample_examples(frame, None, seed=7))
+    with pytest.raises(FactlabError, match="at least one example"):
+        sample_examples(frame, 0, seed=7)
 
 
 def test_merged_shards_equal_the_unsharded_scores(examples: pd.DataFrame) -> None:

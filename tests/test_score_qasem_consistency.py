@@ -343,8 +343,8 @@ def command(tmp_path: Path, decomposition: str, qas: str, head: str = "binary") 
     params = {"decomposition": decomposition, "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": head}
     return [
         "score", "qasem-consistency", "--benchmark", "qasem_consistency", "--data", str(tmp_path / "data.parquet"),
-        "--sentences", str(tmp_path / "sentences.parquet"), "--max-examples", "all", "--shard", "0", "--shards", "1",
-        "--threads", "1", "--out", str(tmp_path / f"scores_{decomposition}.parquet"),
+        "--sentences", str(tmp_path / "sentences.parquet"), "--max-examples", "all", "--sample-examples", "all",
+        "--shard", "0", "--shards", "1", "--threads", "1", "--out", str(tmp_path / f"scores_{decomposition}.parquet"),
         "--report", str(tmp_path / f"scores_{decomposition}.json"),
         "--model", str(tmp_path / "aligner"), "--entailment-label", "entailment", "--token-budget", "4096",
         "--max-batch-pairs", "16", "--precision", "fp32", "--device", "cpu", "--qas", qas,

@@ -329,11 +329,25 @@ def test_commands_write_scores_and_the_retrieval_report(
              "--sentences", str(tmp_path / "sentences.parquet"), "--max-examples", "all", "--shard", "0", "--shards", "1",
              "--out", str(tmp_path / "scale.parquet"), "--report", str(tmp_path / "scale.json"),
              "--settings", json.dumps(PARAMS)]  # fmt: skip
-    assert main(scale + model) == 0
+    assert main([*scale, "--sample-examples", "all", *model]) == 0
     direct, _ = score_scale(wice, sentences, load_pair_scorer(str(tmp_path / "aligner"), device="cpu"), settings(), ENGINE)
     written = pd.read_parquet(tmp_path / "scale.parquet").set_index("example_id")["score"]  # jobs sort by example_id
     assert written.to_dict() == pytest.approx(direct.set_index("example_id")["score"].to_dict(), abs=1e-6)
-    assert json.loads((tmp_path / "scale.json").read_text())["settings"]["retrieval"]["ks"] == [1, 3]
+    report = json.loads((tmp_path / "scale.json").read_text())
+    assert report["settings"]["retrieval"]["ks"] == [1, 3]
+    assert report["examples_not_sampled"] == 0 and "sample" not in report
+
+    # a seeded sample of 2 (score.sample): the two claims whose sha256("2022:<example_id>") sorts first, scored as
+    # by the whole job, the others counted
+    assert main([*scale, "--sample-examples", "2", "--sample-seed", "2022", *model]) == 0
+    first_two = sorted(wice["example_id"], key=lambda example_id: hashlib.sha256(f"2022:{example_id}".encode()).hexdigest())[:2]
+    sampled = pd.read_parquet(tmp_path / "scale.parquet").set_index("example_id")["score"]
+    assert sorted(sampled.index) == sorted(first_two) and len(wice) > 2
+    assert sampled.to_dict() == pytest.approx(written[first_two].to_dict(), abs=1e-6)
+    report = json.loads((tmp_path / "scale.json").read_text())
+    assert report["examples_not_sampled"] == len(wice) - 2 and report["sample"] == {"examples": 2, "seed": 2022}
+    assert main([*scale, "--sample-examples", "2", *model]) == 1  # a sample needs its seed
+    assert "--sample-examples 2 needs --sample-seed" in capsys.readouterr().err
 
     retrieval = ["score", "scale-retrieval", "--data", str(tmp_path / "wice.parquet"), "--out", str(tmp_path / "r.csv"),
                  "--report", str(tmp_path / "r.json"), "--settings", json.dumps(PARAMS)]  # fmt: skip

@@ -178,3 +178,50 @@ def test_detection_breaks_down_the_benchmarks_with_group_columns(default_jobs) -
     shells = {rule: shell for rule, _, shell in default_jobs if rule in ("evaluate_detection", "evaluate_true_detection")}
     assert re.search(r"--groups wice_claims=wice_label --resamples", shells["evaluate_detection"])
     assert re.search(r"--groups +--resamples", shells["evaluate_true_detection"])
+
+
+def shell_of(found: list[tuple[str, str, str]], rule: str, benchmark: str) -> str:
+    return next(shell for name, _, shell in found if name == rule and f"--benchmark {benchmark} " in shell)
+
+
+@pytest.mark.slow
+def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_its_seeded_sample(tmp_path: Path) -> None:
+    """params.yaml: each model scorer and baseline meets every benchmark ROUGE scores (all of them), whole where
+    score.scorer_benchmarks names it and on score.sample elsewhere (but the Polytope cut, a validation set only;
+    QASemConsistency and OpenIE on DialFact and PAWS: their preprocessing is per benchmark, documented); FRANK's and
+    SummEval's correlations take the sampled tables apart; the ensemble stacks only whole tables."""
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]
+    found = jobs(dry_run(tmp_path, {}).stdout)
+    every = {re.search(r"--benchmark (\w+)", shell).group(1) for rule, _, shell in found
+             if rule == "score_baseline" and "factlab score rouge " in shell}  # fmt: skip
+    assert len(every) > 15
+    sample = f"--sample-examples {params['sample']['examples']} --sample-seed {params['sample']['seed']}"
+    for rule, scorer in (("score_alignscore", "alignscore"), ("score_summac_zs", "summac_zs"),
+                         ("score_summac_conv", "summac_conv"), ("score_scale", "scale")):  # fmt: skip
+        assert scored(found, rule) == every - {"summac_polytope"}, rule
+        for benchmark in scored(found, rule):
+            on_sample = benchmark in params["sampled_benchmarks"][scorer]
+            assert (sample in shell_of(found, rule, benchmark)) == on_sample, (rule, benchmark)
+            assert ("--sample-examples all" in shell_of(found, rule, benchmark)) != on_sample
+    for scorer in ("bertscore_precision", "embedding_cosine"):
+        shells = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found
+                  if rule == "score_baseline" and f"factlab score {scorer.replace('_', '-')} " in shell}  # fmt: skip
+        assert set(shells) == every - {"summac_polytope"}, scorer
+        assert {name for name, shell in shells.items() if sample in shell} == {"true_dialfact", "true_paws", "wice_claims"}
+    frank = next(shell for rule, _, shell in found if rule == "correlate_frank_scorers")
+    full_scores, sampled_scores = re.search(r"--scores (.*?) --sampled-scores (.*?) --compare", frank).groups()
+    assert "results/score/frank/alignscore.parquet" in full_scores.split()
+    assert {"results/score/frank/summac_zs.parquet", "results/score/frank/scale.parquet"} <= set(sampled_scores.split())
+    assert "summac_zs" not in full_scores
+    summeval = next(shell for rule, _, shell in found if rule == "correlate_summeval_scorers")
+    assert "results/score/summeval/summac_conv.parquet" in re.search(r"--sampled-scores (.*?) --tuning", summeval).group(1)
+    # the stack's members all score whole: not where BERTScore or the cosine scores a sample
+    assert not scored(found, "score_ensemble") & {"true_dialfact", "true_paws", "wice_claims"}
+
+
+@pytest.mark.slow
+def test_a_benchmark_both_whole_and_sampled_is_a_config_error(tmp_path: Path) -> None:
+    done = dry_run(tmp_path, {"score": {"sampled_benchmarks": {"alignscore": ["frank", "wice_claims"]}}}, check=False)
+    assert done.returncode != 0
+    message = "score.sampled_benchmarks.alignscore names benchmarks it scores whole"
+    assert message in done.stdout + done.stderr and "['frank']" in done.stdout + done.stderr

@@ -146,17 +146,30 @@ def detection_inputs(benchmarks, validation):
 
 
 # Which scorer scores which benchmark: every scored benchmark, unless score.scorer_benchmarks names a
-# non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all).
-def scored_by(scorer, benchmarks):
-    """Those of `benchmarks` that `scorer` scores, in their order."""
+# non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all);
+# and, on the benchmarks score.sampled_benchmarks names for it, a seeded sample of score.sample.examples examples.
+def sampled_benchmarks(scorer):
+    return param("score.sampled_benchmarks").get(scorer) or []
+
+
+def scored_by(scorer, benchmarks, sampled=None):
+    """Those of `benchmarks` that `scorer` scores, in their order; `sampled`: True only those it scores a sample of,
+    False only those it scores whole, None both."""
     chosen = param("score.scorer_benchmarks").get(scorer) or benchmarks
-    names = [name for name in benchmarks if name in chosen]
+    on_sample = sampled_benchmarks(scorer)
+    names = [
+        name
+        for name in benchmarks
+        if (name in chosen and sampled is not True)
+        or (name in on_sample and sampled is not False)
+    ]
     if scorer == "ensemble":
-        # the stack scores what every member scores, but never its own fit data, and nothing when none of its
+        # the stack scores what every member scores whole, but never its own fit data, and nothing when none of its
         # fit data is scored (ENSEMBLE_FIT_BENCHMARKS, score.smk)
         fit = set(param("score.ensemble.validation_benchmarks"))
         members = [
-            scored_by(member, benchmarks) for member in param("score.ensemble.members")
+            scored_by(member, benchmarks, sampled=False)
+            for member in param("score.ensemble.members")
         ]
         names = [
             name
@@ -168,14 +181,15 @@ def scored_by(scorer, benchmarks):
     return names
 
 
-def score_files(benchmarks, scorers=None):
-    """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default: score.scorers)."""
+def score_files(benchmarks, scorers=None, sampled=None):
+    """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default:
+    score.scorers); `sampled` as in scored_by."""
     scorers = param("score.scorers") if scorers is None else scorers
     return [
         f"results/score/{name}/{scorer}.parquet"
         for name in benchmarks
         for scorer in scorers
-        if name in scored_by(scorer, benchmarks)
+        if name in scored_by(scorer, benchmarks, sampled)
     ]
 
 

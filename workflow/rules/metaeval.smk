@@ -314,7 +314,8 @@ rule correlate_frank_scorers:
     input:
         benchmark=FRANK_INPUTS["benchmark"],
         released=FRANK_INPUTS["scores"],
-        scores=score_files(["frank"], SCORERS),
+        scores=score_files(["frank"], SCORERS, sampled=False),
+        sampled_scores=score_files(["frank"], SCORERS, sampled=True),
         code=code("metaeval", "frank-scorers"),
     output:
         correlations=f"{METAEVAL_DIR}/frank_scorers/correlations.csv",
@@ -337,6 +338,7 @@ rule correlate_frank_scorers:
         seed=param("metaeval.seed"),
     shell:
         "factlab metaeval frank-scorers --benchmark {input.benchmark} --released {input.released} --scores {input.scores} "
+        "--sampled-scores {input.sampled_scores} "
         "--compare {params.compare} --subsets {params.subsets} --variant {params.variant} "
         "--williams-variant {params.williams_variant} --resamples {params.resamples} --confidence {params.confidence} "
         "--seed {params.seed} --out-correlations {output.correlations} --out-williams {output.williams} "
@@ -346,7 +348,8 @@ rule correlate_frank_scorers:
 # factlab's scorers on SummEval, FRANK's protocol (only when the score stage scores SummEval): on every summary and on
 # those that were not tuning examples (SummaC's SummEval validation cut holds SummEval summaries).
 SUMMEVAL_SCORED = (
-    bool(score_files(["summeval"], SCORERS)) and "summeval" in SCORE_BENCHMARKS
+    bool(score_files(["summeval"], SCORERS, sampled=False))
+    and "summeval" in SCORE_BENCHMARKS
 )
 # Everything any scorer was tuned or fitted on: AlignScore's head and chunk size, the thresholds, the ensemble's stack.
 SUMMEVAL_TUNING = sorted(
@@ -357,7 +360,8 @@ SUMMEVAL_TUNING = sorted(
 rule correlate_summeval_scorers:
     input:
         benchmark="results/data/summeval.parquet",
-        scores=score_files(["summeval"], SCORERS),
+        scores=score_files(["summeval"], SCORERS, sampled=False),
+        sampled_scores=score_files(["summeval"], SCORERS, sampled=True),
         tuning=[f"results/data/{name}.parquet" for name in SUMMEVAL_TUNING],
         code=code("metaeval", "summeval-scorers"),
     output:
@@ -375,7 +379,8 @@ rule correlate_summeval_scorers:
         confidence=param("metaeval.confidence"),
         seed=param("metaeval.seed"),
     shell:
-        "factlab metaeval summeval-scorers --benchmark {input.benchmark} --scores {input.scores} --tuning {input.tuning} "
+        "factlab metaeval summeval-scorers --benchmark {input.benchmark} --scores {input.scores} "
+        "--sampled-scores {input.sampled_scores} --tuning {input.tuning} "
         "--variant {params.variant} --williams-variant {params.williams_variant} --resamples {params.resamples} "
         "--confidence {params.confidence} --seed {params.seed} --out-correlations {output.correlations} "
         "--out-williams {output.williams} --out-metrics {output.metrics} > {log} 2>&1"

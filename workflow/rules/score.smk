@@ -32,6 +32,31 @@ if _unknown_restricted:
     raise ConfigError(
         f"params.yaml score.scorer_benchmarks names unknown benchmarks: {_unknown_restricted}"
     )
+for _scorer, _names in param("score.sampled_benchmarks").items():
+    _unknown_sampled = sorted(set(_names) - set(SPECS))
+    if _unknown_sampled:
+        raise ConfigError(
+            f"params.yaml score.sampled_benchmarks.{_scorer} names unknown benchmarks: {_unknown_sampled}"
+        )
+    _whole = param("score.scorer_benchmarks").get(_scorer) or sorted(SPECS)
+    _both = sorted(set(_names) & set(_whole))
+    if _both:
+        raise ConfigError(
+            f"params.yaml score.sampled_benchmarks.{_scorer} names benchmarks it scores whole "
+            f"(score.scorer_benchmarks.{_scorer}, empty = every one): {_both}"
+        )
+SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
+SAMPLE = param("score.sample")
+
+
+def sample_arguments(scorer, benchmark):
+    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark, else all (and no seed,
+    so that changing the seed reruns only the sampled jobs)."""
+    if benchmark in SAMPLED_BENCHMARKS.get(scorer, []):
+        return f"--sample-examples {SAMPLE['examples']} --sample-seed {SAMPLE['seed']}"
+    return "--sample-examples all"
+
+
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 SUMMAC_MODEL = param("score.summac_zs.model")
@@ -112,6 +137,7 @@ rule score_alignscore:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments("alignscore", wildcards.benchmark),
         shards=SCORE_SHARDS,
         chunk_policy=param("preprocess.alignscore.policy"),
         token_budget=param("score.engine.token_budget"),
@@ -120,7 +146,8 @@ rule score_alignscore:
         device=param("score.device"),
     shell:
         "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--max-examples {params.max_examples} {params.sample} "
+        "--shard {wildcards.shard} --shards {params.shards} "
         "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--choice {input.choice} --chunk-policy {params.chunk_policy} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
@@ -161,6 +188,7 @@ rule score_summac_zs:
             sort_keys=True,
         ),
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments("summac_zs", wildcards.benchmark),
         shards=SCORE_SHARDS,
         token_budget=param("score.engine.token_budget"),
         max_batch_pairs=param("score.engine.max_batch_pairs"),
@@ -168,7 +196,8 @@ rule score_summac_zs:
         device=param("score.device"),
     shell:
         "factlab score summac-zs --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--max-examples {params.max_examples} {params.sample} "
+        "--shard {wildcards.shard} --shards {params.shards} "
         "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--contradiction-label {params.contradiction_label:q} --settings {params.settings:q} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
@@ -257,6 +286,7 @@ rule score_summac_conv:
         ),
         pairs_in=lambda wildcards, input: input.pairs[0] if input.pairs else "none",
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments("summac_conv", wildcards.benchmark),
         shards=SCORE_SHARDS,
         token_budget=param("score.engine.token_budget"),
         max_batch_pairs=param("score.engine.max_batch_pairs"),
@@ -264,7 +294,8 @@ rule score_summac_conv:
         device=param("score.device"),
     shell:
         "factlab score summac-conv --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--max-examples {params.max_examples} {params.sample} "
+        "--shard {wildcards.shard} --shards {params.shards} "
         "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--contradiction-label {params.contradiction_label:q} --head {input.head} --settings {params.settings:q} "
         "--pairs-in {params.pairs_in} "
@@ -309,6 +340,7 @@ rule score_scale:
         entailment_label=param("score.scale.entailment_label"),
         settings=SCALE_SETTINGS,
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments("scale", wildcards.benchmark),
         shards=SCORE_SHARDS,
         token_budget=param("score.engine.token_budget"),
         max_batch_pairs=param("score.engine.max_batch_pairs"),
@@ -316,7 +348,8 @@ rule score_scale:
         device=param("score.device"),
     shell:
         "factlab score scale --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} "
+        "--max-examples {params.max_examples} {params.sample} "
+        "--shard {wildcards.shard} --shards {params.shards} "
         "--model {params.model:q} --entailment-label {params.entailment_label:q} --settings {params.settings:q} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
         "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
@@ -378,6 +411,7 @@ QASEM_CONSISTENCY_JOB = dict(
     qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
     chunk_policy=param("preprocess.alignscore.policy"),
     max_examples=PREPROCESS_MAX_EXAMPLES,
+    sample="--sample-examples all",  # QASemConsistency scores every example (score.sampled_benchmarks: not a key)
     token_budget=param("score.engine.token_budget"),
     max_batch_pairs=param("score.engine.max_batch_pairs"),
     precision=param("score.engine.precision"),
@@ -385,7 +419,8 @@ QASEM_CONSISTENCY_JOB = dict(
 )
 QASEM_CONSISTENCY_COMMAND = (
     "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-    "--max-examples {params.max_examples} --shard {params.shard} --shards {params.shards} "
+    "--max-examples {params.max_examples} {params.sample} "
+    "--shard {params.shard} --shards {params.shards} "
     "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
     "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
     "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
@@ -546,11 +581,13 @@ rule score_baseline:
             "" if wildcards.scorer == "rouge" else f"--precision {SCORE_PRECISION}"
         ),
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments(wildcards.scorer, wildcards.benchmark),
         shards=SCORE_SHARDS,
         device=param("score.device"),
     shell:
         "factlab score {params.command} --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} {params.triples} {params.encoder} "
+        "--max-examples {params.max_examples} {params.sample} "
+        "--shard {wildcards.shard} --shards {params.shards} {params.triples} {params.encoder} "
         "--settings {params.settings:q} {params.precision} --threads {threads} --device {params.device} "
         "--out {output.scores} --report {output.report} > {log} 2>&1"
 
@@ -570,7 +607,7 @@ if "ensemble" in SCORERS:
         (member, name)
         for member in ENSEMBLE["members"]
         for name in ENSEMBLE_FIT_BENCHMARKS
-        if name not in scored_by(member, SCORE_BENCHMARKS)
+        if name not in scored_by(member, SCORE_BENCHMARKS, sampled=False)
     ]
     if _unfitted:
         raise ConfigError(

@@ -2,7 +2,9 @@
 
 Each factlab score table of the `frank` benchmark becomes a metric column (`factlab <scorer>`)
 beside the released baselines it is compared with (FRANK's best simple metric, BERTScore-P against
-the article, and FactCC by default). On the summaries every factlab scorer scored:
+the article, and FactCC by default). On the summaries every factlab scorer of `--scores` scored (a scorer of
+`--sampled-scores`, given a seeded sample of the summaries by `score.sampled_benchmarks`, on its sample: each row and
+Williams test says its `n`):
 - partial Pearson and Spearman with Factuality, the system as confounder, per subset (all data,
   CNN/DM, XSum; a subset with no scored summary is left out and logged), with document-bootstrap
   CIs on all data — `factlab.metaeval.published.frank`'s functions, unchanged;
@@ -10,7 +12,7 @@ the article, and FactCC by default). On the summaries every factlab scorer score
   other, and the compared metrics against each other on the same summaries (the figures' full matrix);
 - FRANK's error-category ablation (`category_ablation`: correlation with Factuality minus with the
   score that leaves one category's errors out), per subset, for every scorer and compared metric.
-`metrics.json` names the best factlab scorer on all data, its partial Pearson, that of
+`metrics.json` names the best factlab scorer of `--scores` on all data, its partial Pearson, that of
 BERTScore-P-Art, and the Williams p of their difference.
 """
 
@@ -50,11 +52,13 @@ REFERENCE = "BertScore P Art"  # FRANK's best simple metric (partial Pearson 0.2
 
 
 def with_scorer_columns(
-    frame: pd.DataFrame, scores: Mapping[str, pd.DataFrame], benchmark: str
-) -> tuple[pd.DataFrame, list[str]]:
-    """`frame` restricted to the summaries every scorer's table holds (a summary it left unscored keeps NaN), with a
-    `factlab <scorer>` column each; `benchmark` names the summaries in the errors. Shared by the FRANK and SummEval
-    commands."""
+    frame: pd.DataFrame, scores: Mapping[str, pd.DataFrame], benchmark: str, sampled: Mapping[str, pd.DataFrame] | None = None
+) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """`frame` restricted to the summaries every scorer of `scores` holds (a summary it left unscored keeps NaN), with a
+    `factlab <scorer>` column each; then a column for each scorer of `sampled`, which scored a seeded sample of those
+    summaries (`score.sampled_benchmarks`): NaN on the others, so each statistic of it is on its sample (the tables'
+    `n`). Returns the frame, the full scorers' columns and the sampled ones'. `benchmark` names the summaries in the
+    errors. Shared by the FRANK and SummEval commands."""
     columns = []
     for scorer, table in sorted(scores.items()):
         column = f"{PREFIX}{scorer}"
@@ -66,7 +70,21 @@ def with_scorer_columns(
         columns.append(column)
     if frame.empty:
         raise FactlabError(f"no {benchmark} summary is scored by every factlab scorer")
-    return frame, columns
+    sampled_columns = []
+    for scorer, table in sorted((sampled or {}).items()):
+        column = f"{PREFIX}{scorer}"
+        if column in columns:
+            raise FactlabError(f"{scorer} is given both as a full and as a sampled {benchmark} scorer")
+        unknown = set(table["example_id"]) - set(frame["example_id"])
+        if unknown:
+            raise FactlabError(
+                f"{scorer} (sampled): {len(unknown)} scored examples are not among the {benchmark} summaries the full "
+                f"scorers scored, e.g. {sorted(unknown)[0]!r}"
+            )
+        scored = table[["example_id", "score"]].rename(columns={"score": column})
+        frame = frame.merge(scored, on="example_id", how="left", validate="one_to_one")
+        sampled_columns.append(column)
+    return frame, columns, sampled_columns
 
 
 def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], benchmark: str) -> tuple[list[str], list[str]]:
@@ -89,7 +107,11 @@ def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], b
     return varying, [scorer for scorer in scorers if scorer in constant]
 
 
-def headline(correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Sequence[str]) -> dict[str, Any]:
+def headline(
+    correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Sequence[str], sampled: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The best of `scorers` (those that scored every summary) on all data against BERTScore-P-Art; every metric's
+    partial Pearson, and the `sampled` scorers' sample sizes (their correlations are on those summaries only)."""
     on_all = correlations[correlations["subset"] == "all"].set_index("metric")
     best = on_all.loc[list(scorers), "pearson"].idxmax()
     summary: dict[str, Any] = {
@@ -97,6 +119,7 @@ def headline(correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Seq
         "best_scorer": best.removeprefix(PREFIX),
         "best_partial_pearson": float(on_all.loc[best, "pearson"]),
         "partial_pearson": {metric: float(value) for metric, value in on_all["pearson"].items()},
+        "sampled_scorers_n": {metric.removeprefix(PREFIX): int(on_all.loc[metric, "n"]) for metric in sampled},
     }
     if REFERENCE in on_all.index:
         summary["bertscore_p_art_partial_pearson"] = float(on_all.loc[REFERENCE, "pearson"])
@@ -111,11 +134,16 @@ def headline(correlations: pd.DataFrame, comparisons: pd.DataFrame, scorers: Seq
 def run_frank_scorers(args: argparse.Namespace) -> None:
     frame = load_joined(args.benchmark, args.released)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
-    frame, scorers = with_scorer_columns(frame, scores, "FRANK")
+    sampled = {Path(path).stem: pd.read_parquet(path) for path in args.sampled_scores}
+    frame, full, sampled_columns = with_scorer_columns(frame, scores, "FRANK", sampled)
     subsets = [subset for subset in args.subsets if subset == "all" or (frame["subset"] == subset).any()]
     for subset in sorted(set(args.subsets) - set(subsets)):
         LOG.warning("no scored FRANK summary in subset %s: left out", subset)
-    scorers, constant = varying_scorers({subset: select_subset(frame, subset) for subset in subsets}, scorers, "FRANK")
+    parts = {subset: select_subset(frame, subset) for subset in subsets}
+    scorers, constant = varying_scorers(parts, [*full, *sampled_columns], "FRANK")
+    full = [scorer for scorer in full if scorer in scorers]
+    if not full:
+        raise FactlabError(f"every FRANK scorer that scored every summary is constant within each system: {constant}")
     metrics = [*scorers, *args.compare]
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
     settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
@@ -124,7 +152,9 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     write_csv(correlations, args.out_correlations)
     write_csv(comparisons, args.out_williams)
     write_csv(category_ablation(frame, subsets, args.variant, metrics), args.out_ablation)
-    write_json({**headline(correlations, comparisons, scorers), "constant_scorers_left_out": constant}, args.out_metrics)
+    sampled_kept = [scorer for scorer in scorers if scorer not in full]
+    summary = headline(correlations, comparisons, full, sampled_kept)
+    write_json({**summary, "constant_scorers_left_out": constant}, args.out_metrics)
 
 
 def register(commands: Any) -> None:
@@ -134,6 +164,9 @@ def register(commands: Any) -> None:
     command.add_argument("--benchmark", required=True, help="results/data/frank.parquet")
     command.add_argument("--released", required=True, help="results/data/frank_baseline_scores.parquet")
     command.add_argument("--scores", nargs="+", required=True, help="results/score/frank/<scorer>.parquet")
+    command.add_argument(
+        "--sampled-scores", nargs="*", default=[], help="score tables of a seeded sample of the summaries (score.sample)"
+    )
     command.add_argument("--compare", nargs="+", required=True, choices=BASELINE_METRICS, help="released metrics shown beside")
     command.add_argument("--subsets", nargs="+", required=True, choices=list(SUBSET_LABELS))
     command.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)

@@ -2,9 +2,11 @@
 
 SummEval (Fabbri et al., 2021): 100 CNN/DM articles x 16 systems, `human_score` = consistency, the mean of 3
 experts' 1-5 ratings. Each factlab score table of the `summeval` benchmark becomes a metric column (`factlab
-<scorer>`), on the summaries every scorer scored. FRANK's functions (factlab.metaeval.published.frank), unchanged,
-give per subset the partial Pearson and Spearman with consistency, the system as confounder, with document-bootstrap
-CIs of the Pearson, and Williams tests between every pair of scorers. Two subsets:
+<scorer>`), on the summaries every scorer of `--scores` scored (a scorer of `--sampled-scores`, given a seeded sample
+of them by `score.sampled_benchmarks`, on its sample: each row and Williams test says its `n`). FRANK's functions
+(factlab.metaeval.published.frank), unchanged, give per subset the partial Pearson and Spearman with consistency,
+the system as confounder, with document-bootstrap CIs of the Pearson, and Williams tests between every pair of
+scorers. Two subsets:
 
 - `all`: every scored summary;
 - `held_out`: the summaries that are not tuning examples (`--tuning`: the validation cuts that chose AlignScore's
@@ -13,7 +15,8 @@ CIs of the Pearson, and Williams tests between every pair of scorers. Two subset
   letters and digits removed, is a tuning output's (the cut's 100 match 104 SummEval summaries: a few systems wrote
   the same summary). Every article was seen in tuning with one of its summaries; no summary's label was.
 
-metrics.json: per subset, the number of summaries and articles, the best scorer and every scorer's partial Pearson.
+metrics.json: per subset, the number of summaries and articles, the best full scorer, every scorer's partial Pearson
+and each sampled scorer's number of summaries.
 """
 
 from __future__ import annotations
@@ -102,16 +105,20 @@ def subset_correlations(
     return correlations, comparisons
 
 
-def headline(correlations: pd.DataFrame, counts: Mapping[str, Mapping[str, int]]) -> dict[str, Any]:
+def headline(
+    correlations: pd.DataFrame, counts: Mapping[str, Mapping[str, int]], full: Sequence[str], sampled: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Per subset: its counts, the best of the `full` scorers, every scorer's partial Pearson, the `sampled` ones' n."""
     summary: dict[str, Any] = {}
     for subset, rows in correlations.groupby("subset", sort=False):
-        by_metric = rows.set_index("metric")["pearson"]
-        best = str(by_metric.idxmax())
+        by_metric = rows.set_index("metric")
+        best = str(by_metric.loc[list(full), "pearson"].idxmax())
         summary[str(subset)] = {
             **counts[str(subset)],
             "best_scorer": best.removeprefix(PREFIX),
-            "best_partial_pearson": float(by_metric[best]),
-            "partial_pearson": {metric.removeprefix(PREFIX): float(value) for metric, value in by_metric.items()},
+            "best_partial_pearson": float(by_metric.loc[best, "pearson"]),
+            "partial_pearson": {metric.removeprefix(PREFIX): float(value) for metric, value in by_metric["pearson"].items()},
+            "sampled_scorers_n": {metric.removeprefix(PREFIX): int(by_metric.loc[metric, "n"]) for metric in sampled},
         }
     return summary
 
@@ -119,8 +126,9 @@ def headline(correlations: pd.DataFrame, counts: Mapping[str, Mapping[str, int]]
 def run_summeval_scorers(args: argparse.Namespace) -> None:
     frame = read_benchmark(args.benchmark)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
-    frame, scorers = with_scorer_columns(frame, scores, "SummEval")
-    frame = frame.dropna(subset=scorers)  # every scorer on the same summaries
+    sampled = {Path(path).stem: pd.read_parquet(path) for path in args.sampled_scores}
+    frame, full, sampled_columns = with_scorer_columns(frame, scores, "SummEval", sampled)
+    frame = frame.dropna(subset=full)  # every full scorer on the same summaries
     if frame.empty:
         raise FactlabError("no SummEval summary is scored by every factlab scorer")
     tuned = tuning_summaries(frame, {Path(path).stem: pd.read_parquet(path) for path in args.tuning})
@@ -135,7 +143,10 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
                 f"{args.benchmark}: {part[DOCUMENT].nunique()} scored article(s) in subset {subset} "
                 f"({counts[subset]['summaries']} summaries; {len(tuned)} scored summaries are tuning examples)"
             )
-    scorers, constant = varying_scorers(parts, scorers, "SummEval")
+    scorers, constant = varying_scorers(parts, [*full, *sampled_columns], "SummEval")
+    full = [scorer for scorer in full if scorer in scorers]
+    if not full:
+        raise FactlabError(f"every SummEval scorer that scored every summary is constant within each system: {constant}")
     correlations, comparisons = [], []
     for subset, part in parts.items():
         found = subset_correlations(part, subset, scorers, args)
@@ -144,7 +155,8 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
     table = pd.concat(correlations, ignore_index=True)
     write_csv(table, args.out_correlations)
     write_csv(pd.concat(comparisons, ignore_index=True), args.out_williams)
-    write_json({**headline(table, counts), "constant_scorers_left_out": constant}, args.out_metrics)
+    summary = headline(table, counts, full, [scorer for scorer in scorers if scorer not in full])
+    write_json({**summary, "constant_scorers_left_out": constant}, args.out_metrics)
 
 
 def register(commands: Any) -> None:
@@ -153,6 +165,9 @@ def register(commands: Any) -> None:
     )
     command.add_argument("--benchmark", required=True, help="results/data/summeval.parquet")
     command.add_argument("--scores", nargs="+", required=True, help="results/score/summeval/<scorer>.parquet")
+    command.add_argument(
+        "--sampled-scores", nargs="*", default=[], help="score tables of a seeded sample of the summaries (score.sample)"
+    )
     command.add_argument("--tuning", nargs="*", default=[], help="results/data/<validation cut>.parquet: the held-out subset")
     command.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
     command.add_argument("--williams-variant", required=True, choices=WILLIAMS_VARIANTS)

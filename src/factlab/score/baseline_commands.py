@@ -37,7 +37,7 @@ def run_baseline(args: argparse.Namespace) -> None:
     from factlab.score import baselines
 
     started = time.perf_counter()
-    examples = job_examples(args)
+    examples, sampled = job_examples(args)
     sentences = pd.read_parquet(args.sentences)
     if args.scorer == "embedding_cosine":
         settings: Any = settings_from_json(args.settings, baselines.EmbeddingCosineSettings, "score.embedding_cosine")
@@ -60,4 +60,4 @@ def run_baseline(args: argparse.Namespace) -> None:
         precision = encoder.precision
         scores, counts = baselines.score_openie_triples(examples, sentences, settings, pd.read_parquet(args.triples), encoder)
     job = {"device": args.device, "settings": asdict(settings)} | ({"precision": precision} if precision else {})
-    write_job(args, args.scorer, scores, counts, time.perf_counter() - started, **job)
+    write_job(args, args.scorer, scores, {**counts, **sampled}, time.perf_counter() - started, **job)

@@ -46,6 +46,10 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
     parser.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
     parser.add_argument("--sentences", required=True, help="results/preprocess/<benchmark>/sentences.parquet")
     parser.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
+    parser.add_argument(
+        "--sample-examples", type=max_examples, required=True, help="'all' or N: a seeded sample of N of them (score.sample)"
+    )
+    parser.add_argument("--sample-seed", type=int, help="the sample's seed (score.sample.seed): with --sample-examples N")
     parser.add_argument("--shard", type=int, required=True, help="this job's shard, 0 <= shard < shards")
     parser.add_argument("--shards", type=positive_int, required=True)
     parser.add_argument("--threads", type=positive_int, required=True)
@@ -64,13 +68,19 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     add_device_arguments(parser, precision=True)
 
 
-def job_examples(args: argparse.Namespace) -> pd.DataFrame:
-    """The examples of this job: those preprocess kept, then this shard's documents."""
+def job_examples(args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The examples of this job: those preprocess kept, their seeded sample (`--sample-examples`), then this shard's
+    documents; and the count of this shard's examples the sample left out (summed by the merge)."""
     from factlab.preprocess.benchmark import select_examples
-    from factlab.score.jobs import shard_examples
+    from factlab.score.jobs import sample_examples, shard_examples
 
     set_threads(args.threads)
-    return shard_examples(select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples), args.shard, args.shards)
+    if args.sample_examples is not None and args.sample_seed is None:
+        raise FactlabError(f"--sample-examples {args.sample_examples} needs --sample-seed")
+    selected = select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
+    examples = shard_examples(sample_examples(selected, args.sample_examples, args.sample_seed), args.shard, args.shards)
+    left_out = len(shard_examples(selected, args.shard, args.shards)) - len(examples)
+    return examples, {"examples_not_sampled": left_out}
 
 
 def engine_settings(args: argparse.Namespace, device: torch.device, *, progress: bool = True) -> EngineSettings:
@@ -87,6 +97,8 @@ def write_job(
     """The job's score table and its report (counts, seconds, pairs/s where pairs were scored)."""
     write_parquet(scores, args.out)
     report = {"benchmark": args.benchmark, "scorer": scorer, "shard": args.shard, "shards": args.shards, **job, **counts}
+    if getattr(args, "sample_examples", None) is not None:  # the ensemble scores whole benchmarks: no sample argument
+        report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     report["score_seconds"] = round(seconds, 2)
     write_report(with_pair_rate(report), args.report)
 
@@ -112,7 +124,7 @@ def run_pair_job(
     from factlab.models.engine import PairCache
 
     started = time.perf_counter()
-    examples = job_examples(args)
+    examples, sampled = job_examples(args)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label, **labels)
     cache = PairCache.load(pairs_in) if pairs_in else PairCache()
     load_seconds = time.perf_counter() - started
@@ -126,7 +138,7 @@ def run_pair_job(
         args,
         scorer_name,
         scores,
-        {**counts, "load_seconds": round(load_seconds, 2)},
+        {**counts, **sampled, "load_seconds": round(load_seconds, 2)},
         time.perf_counter() - started - load_seconds,
         model=scorer.identity,
         model_loaded=getattr(scorer, "loaded", True),  # False: every pair came from pairs_in, the weights stayed unread
