@@ -28,6 +28,7 @@ from factlab.preprocess.benchmark import (
 )
 from factlab.preprocess.chunking import alignscore_chunks
 from factlab.preprocess.sentences import split_sentences
+from factlab.score.jobs import sample_examples
 
 # A sentence without a verb, from the real article of qags_xsum-d0030.
 VERBLESS = "My condolences to rio, their children and the family."
@@ -269,7 +270,8 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
                    "--window-policy", "covering", "--token-budget", "400", "--split-long",
                    "--out", tmp_path / "chunks.parquet", "--report", tmp_path / "chunks.json") == 0  # fmt: skip
     assert run_cli("triples", "--benchmark", "qags_xsum", "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
-                   "--out", tmp_path / "triples.parquet", "--report", tmp_path / "triples.json") == 0  # fmt: skip
+                   "--sample-examples", "all", "--out", tmp_path / "triples.parquet",
+                   "--report", tmp_path / "triples.json") == 0  # fmt: skip
     assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
                    "--triples-report", tmp_path / "triples.json", "--out", tmp_path / "report.json") == 0  # fmt: skip
     report = json.loads((tmp_path / "report.json").read_text())
@@ -279,7 +281,20 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
     assert report["sentences"]["source"] == (sentences["side"] == "source").sum()
     assert len(pd.read_parquet(tmp_path / "chunks.parquet")) == sum(c["chunks"] for c in report["chunks"].values())
     assert len(pd.read_parquet(tmp_path / "triples.parquet")) == sum(report["triples"].values())
-    assert report["words_per_s"] > 0
+    assert report["words_per_s"] > 0 and report["triples_examples_not_sampled"] == 0
+    # triples of the seeded sample OpenIE triples scores (score.sample): the scoring job's own examples
+    assert run_cli("triples", "--benchmark", "qags_xsum", "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
+                   "--sample-examples", "2", "--sample-seed", "2022", "--out", tmp_path / "triples_sample.parquet",
+                   "--report", tmp_path / "triples_sample.json") == 0  # fmt: skip
+    sampled = pd.read_parquet(tmp_path / "triples_sample.parquet")
+    expected = sample_examples(select_examples(qags_xsum.head(8), "qags_xsum", 5), 2, seed=2022)
+    every = pd.read_parquet(tmp_path / "triples.parquet")
+    on_sample = every["example_id"].isin(expected["example_id"]) & (every["side"] == "output")
+    on_sample |= every["doc_id"].isin(expected["doc_id"]) & (every["side"] == "source")
+    pd.testing.assert_frame_equal(sampled, every[on_sample].reset_index(drop=True))  # the same triples, of the sample
+    assert on_sample.any() and not on_sample.all()
+    sample_report = json.loads((tmp_path / "triples_sample.json").read_text())
+    assert sample_report["examples_not_sampled"] == 3 and sample_report["sample"] == {"examples": 2, "seed": 2022}
     # Without triples (a benchmark no scorer reads triples of): no triple counts, and only the two steps timed.
     assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
                    "--out", tmp_path / "report_no_triples.json") == 0  # fmt: skip

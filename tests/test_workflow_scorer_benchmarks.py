@@ -188,7 +188,7 @@ def shell_of(found: list[tuple[str, str, str]], rule: str, benchmark: str) -> st
 def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_its_seeded_sample(tmp_path: Path) -> None:
     """params.yaml: each model scorer and baseline meets every benchmark ROUGE scores (all of them), whole where
     score.scorer_benchmarks names it and on score.sample elsewhere (but the Polytope cut, a validation set only;
-    QASemConsistency and OpenIE on DialFact and PAWS: their preprocessing is per benchmark, documented); FRANK's and
+    QASemConsistency, its cost documented); OpenIE's triples are extracted for its sample only; FRANK's and
     SummEval's correlations take the sampled tables apart; the ensemble stacks only whole tables."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]
     found = jobs(dry_run(tmp_path, {}).stdout)
@@ -203,11 +203,15 @@ def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_i
             on_sample = benchmark in params["sampled_benchmarks"][scorer]
             assert (sample in shell_of(found, rule, benchmark)) == on_sample, (rule, benchmark)
             assert ("--sample-examples all" in shell_of(found, rule, benchmark)) != on_sample
-    for scorer in ("bertscore_precision", "embedding_cosine"):
+    for scorer in ("bertscore_precision", "embedding_cosine", "openie_triples"):
         shells = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found
                   if rule == "score_baseline" and f"factlab score {scorer.replace('_', '-')} " in shell}  # fmt: skip
         assert set(shells) == every - {"summac_polytope"}, scorer
         assert {name for name, shell in shells.items() if sample in shell} == {"true_dialfact", "true_paws", "wice_claims"}
+    # OpenIE's triples extracted for its sample alone where it scores one
+    triples = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found if rule == "preprocess_triples"}
+    assert set(triples) == every - {"summac_polytope"}
+    assert {name for name, shell in triples.items() if sample in shell} == {"true_dialfact", "true_paws", "wice_claims"}
     frank = next(shell for rule, _, shell in found if rule == "correlate_frank_scorers")
     full_scores, sampled_scores = re.search(r"--scores (.*?) --sampled-scores (.*?) --compare", frank).groups()
     assert "results/score/frank/alignscore.parquet" in full_scores.split()

@@ -181,6 +181,15 @@ def scored_by(scorer, benchmarks, sampled=None):
     return names
 
 
+def sample_arguments(scorer, benchmark):
+    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark, else all (and no seed,
+    so that changing the seed reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files
+    whose jobs take a sample (preprocess.smk: OpenIE's triples; score.smk), so that their DVC stages depend on them."""
+    if benchmark in SAMPLED_BENCHMARKS.get(scorer, []):
+        return f"--sample-examples {SAMPLE['examples']} --sample-seed {SAMPLE['seed']}"
+    return "--sample-examples all"
+
+
 def score_files(benchmarks, scorers=None, sampled=None):
     """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default:
     score.scorers); `sampled` as in scored_by."""

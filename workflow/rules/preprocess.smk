@@ -102,6 +102,11 @@ rule preprocess_chunks:
         "--out {output.chunks} --report {output.report} > {log} 2>&1"
 
 
+# The examples OpenIE triples scores where score.sampled_benchmarks samples it (sample_arguments, common.smk).
+SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
+SAMPLE = param("score.sample")
+
+
 rule preprocess_triples:
     input:
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
@@ -119,9 +124,10 @@ rule preprocess_triples:
     params:
         env=ONE_THREAD,
         batch_size=param("preprocess.spacy_batch_size"),
+        sample=lambda wildcards: sample_arguments("openie_triples", wildcards.benchmark),
     shell:
         "{params.env} factlab preprocess triples --benchmark {wildcards.benchmark} --sentences {input.sentences} "
-        "--batch-size {params.batch_size} --out {output.triples} --report {output.report} > {log} 2>&1"
+        "--batch-size {params.batch_size} {params.sample} --out {output.triples} --report {output.report} > {log} 2>&1"
 
 
 rule preprocess_report:

@@ -45,18 +45,9 @@ for _scorer, _names in param("score.sampled_benchmarks").items():
             f"params.yaml score.sampled_benchmarks.{_scorer} names benchmarks it scores whole "
             f"(score.scorer_benchmarks.{_scorer}, empty = every one): {_both}"
         )
+# Read by every scoring job (sample_arguments, common.smk).
 SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
 SAMPLE = param("score.sample")
-
-
-def sample_arguments(scorer, benchmark):
-    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark, else all (and no seed,
-    so that changing the seed reruns only the sampled jobs)."""
-    if benchmark in SAMPLED_BENCHMARKS.get(scorer, []):
-        return f"--sample-examples {SAMPLE['examples']} --sample-seed {SAMPLE['seed']}"
-    return "--sample-examples all"
-
-
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 SUMMAC_MODEL = param("score.summac_zs.model")

@@ -567,6 +567,7 @@ def merge_reports(
         "scale_prompt_tokens_max": chunks["scale_prompt_tokens_max"],
         "triples": None if triples is None else {SOURCE: triples["triples_source"], OUTPUT: triples["triples_output"]},
         "triples_negated": None if triples is None else triples["triples_negated"],
+        "triples_examples_not_sampled": None if triples is None else triples["examples_not_sampled"],
         "sentences_without_triples": None
         if triples is None
         else {

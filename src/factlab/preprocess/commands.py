@@ -16,8 +16,11 @@ from typing import Any
 import pandas as pd
 
 from factlab.commands import max_examples, positive_int, write_report
+from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.preprocess.benchmark import (
+    OUTPUT,
+    SOURCE,
     ChunkSettings,
     chunk_units,
     load_tokenizer,
@@ -61,6 +64,10 @@ def register(commands: Any) -> None:
     triples.add_argument("--benchmark", required=True)
     triples.add_argument("--sentences", required=True)
     triples.add_argument("--batch-size", type=positive_int, required=True)
+    triples.add_argument(
+        "--sample-examples", type=max_examples, required=True, help="'all' or N: the seeded sample OpenIE triples scores"
+    )
+    triples.add_argument("--sample-seed", type=int, help="score.sample.seed: with --sample-examples N")
     triples.add_argument("--out", required=True, help="triples.parquet")
     triples.add_argument("--report", required=True)
     triples.set_defaults(func=run_triples)
@@ -101,9 +108,31 @@ def run_chunks(args: argparse.Namespace) -> None:
 
 
 def run_triples(args: argparse.Namespace) -> None:
-    triples, report = triple_units(pd.read_parquet(args.sentences), args.benchmark, args.batch_size)
+    sentences = pd.read_parquet(args.sentences)
+    sampled, not_sampled = sampled_sentences(sentences, args.sample_examples, args.sample_seed)
+    triples, report = triple_units(sampled, args.benchmark, args.batch_size)
+    report["examples_not_sampled"] = not_sampled
+    if args.sample_examples is not None:
+        report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     write_parquet(triples, args.out)
     write_report(report, args.report)
+
+
+def sampled_sentences(sentences: pd.DataFrame, size: int | None, seed: int | None) -> tuple[pd.DataFrame, int]:
+    """The output sentences of the examples of `score.sample` (the scoring jobs' own sample, `sample_examples`, of the
+    same example ids: an example without output sentences has no triples either way) and the source sentences of
+    their documents; and how many examples the sample left out."""
+    from factlab.score.jobs import sample_examples
+
+    if size is not None and seed is None:
+        raise FactlabError(f"--sample-examples {size} needs --sample-seed")
+    outputs = sentences[sentences["side"] == OUTPUT]
+    ids = pd.DataFrame({"example_id": outputs["example_id"].drop_duplicates()})
+    kept = set(sample_examples(ids, size, seed or 0)["example_id"])
+    documents = set(outputs.loc[outputs["example_id"].isin(kept), "doc_id"])
+    keep = sentences["example_id"].isin(kept) & (sentences["side"] == OUTPUT)
+    keep |= sentences["doc_id"].isin(documents) & (sentences["side"] == SOURCE)
+    return sentences[keep].reset_index(drop=True), len(ids) - len(kept)
 
 
 def run_report(args: argparse.Namespace) -> None:
