@@ -18,7 +18,7 @@ from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
 from factlab.errors import FactlabError
 from factlab.metaeval.frank_scorers import with_scorer_columns
 from factlab.metaeval.published import frank as published
-from factlab.score.jobs import sample_examples
+from factlab.sampling import sample_examples
 
 
 @pytest.fixture(scope="module")
@@ -155,29 +155,34 @@ def test_the_compared_metrics_are_compared_with_each_other_too_so_the_figures_ge
 
 
 def test_a_sampled_scorer_is_correlated_on_its_sample_beside_the_full_ones(tmp_path, tables) -> None:
-    """A scorer of a seeded sample (score.sample: here FRANK's released ROUGE-1 on 300 summaries) gets the published
-    module's correlations and Williams test on those summaries, while the full scorers keep every summary and the
-    headline's best scorer is a full one."""
+    """A scorer of a seeded sample (score.sample: here FRANK's released BERTScore-P-Art posing as one, on 300 summaries)
+    gets the published module's correlations and Williams test on those summaries, while the full scorers keep every
+    summary; it correlates better than the full scorer (FactCC's scores), yet the headline's best is the full one."""
     labels, released = tables
     factcc = released[["example_id"]].assign(score=released["FactCC"])
     sample = sample_examples(labels, 300, seed=2022)
-    rouge = sample[["example_id"]].merge(released[["example_id", "Rouge 1"]]).rename(columns={"Rouge 1": "score"})
-    correlations, williams, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge_1": rouge})
+    bertscore = sample[["example_id"]].merge(released[["example_id", "BertScore P Art"]])
+    bertscore = bertscore.rename(columns={"BertScore P Art": "score"})
+    correlations, williams, metrics = run(
+        tmp_path, labels, released, {"factcc_copy": factcc}, compare=("Rouge 1",), sampled={"bertscore_copy": bertscore}
+    )
     joined = published.join_scores(labels, released)
     on_sample = joined[joined["example_id"].isin(sample["example_id"])]
-    expected = published.metric_human_correlations(on_sample, ["all", "cnndm", "xsum"], "frank", ["Rouge 1"])
+    expected = published.metric_human_correlations(on_sample, ["all", "cnndm", "xsum"], "frank", ["BertScore P Art"])
     got = correlations.set_index(["metric", "subset"])
     for row in expected.itertuples():
-        assert got.loc[("factlab rouge_1", row.subset), "pearson"] == pytest.approx(row.pearson)
-        assert got.loc[("factlab rouge_1", row.subset), "n"] == row.n
-    assert got.loc[("factlab rouge_1", "all"), "n"] == 300
-    assert got.loc[("factlab factcc_copy", "all"), "n"] == got.loc[("BertScore P Art", "all"), "n"] == 2246
-    pair = williams[(williams["metric_a"] == "factlab rouge_1") & (williams["metric_b"] == "BertScore P Art")].iloc[0]
-    released_pair = published.williams_comparisons(on_sample, "two_sided", ["Rouge 1", "BertScore P Art"]).iloc[0]
+        assert got.loc[("factlab bertscore_copy", row.subset), "pearson"] == pytest.approx(row.pearson)
+        assert got.loc[("factlab bertscore_copy", row.subset), "n"] == row.n
+    assert got.loc[("factlab bertscore_copy", "all"), "n"] == 300
+    assert got.loc[("factlab factcc_copy", "all"), "n"] == got.loc[("Rouge 1", "all"), "n"] == 2246
+    assert got.loc[("factlab bertscore_copy", "all"), "pearson"] > got.loc[("factlab factcc_copy", "all"), "pearson"]
+    assert set(correlations.loc[correlations["sampled"], "metric"]) == {"factlab bertscore_copy"}
+    pair = williams[(williams["metric_a"] == "factlab bertscore_copy") & (williams["metric_b"] == "Rouge 1")].iloc[0]
+    released_pair = published.williams_comparisons(on_sample, "two_sided", ["BertScore P Art", "Rouge 1"]).iloc[0]
     assert pair["n"] == 300 and pair["p"] == pytest.approx(released_pair["p"]) and pair["t"] == pytest.approx(released_pair["t"])
     assert metrics["best_scorer"] == "factcc_copy" and metrics["n"] == 2246
-    assert metrics["sampled_scorers_n"] == {"rouge_1": 300}
+    assert metrics["sampled_scorers_n"] == {"bertscore_copy": 300}
     cnndm_only = factcc.merge(labels.loc[labels["subset"] == "cnndm", ["example_id"]])
-    assert (labels.set_index("example_id").loc[rouge["example_id"], "subset"] == "xsum").any()
-    with pytest.raises(FactlabError, match="rouge_1 \\(sampled\\): .* not among the FRANK summaries the full scorers scored"):
-        with_scorer_columns(joined, {"factcc_cnndm": cnndm_only}, "FRANK", {"rouge_1": rouge})
+    assert (labels.set_index("example_id").loc[bertscore["example_id"], "subset"] == "xsum").any()
+    with pytest.raises(FactlabError, match="bertscore_copy \\(sampled\\): .* not among the FRANK summaries the full"):
+        with_scorer_columns(joined, {"factcc_cnndm": cnndm_only}, "FRANK", {"bertscore_copy": bertscore})

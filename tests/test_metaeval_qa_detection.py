@@ -61,20 +61,29 @@ def protocol_table(gold: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def run(
-    tmp_path, gold: pd.DataFrame, scores: dict[str, pd.DataFrame], protocol: pd.DataFrame | None, resamples: int = 100
+    tmp_path,
+    gold: pd.DataFrame,
+    scores: dict[str, pd.DataFrame],
+    protocol: pd.DataFrame | None,
+    resamples: int = 100,
+    sampled: dict[str, pd.DataFrame] | None = None,
 ) -> int:
     gold_path = tmp_path / "qasem_consistency_qas.parquet"
     gold.to_parquet(gold_path)
-    paths = []
+    paths, sampled_paths = [], []
     for name, frame in scores.items():
         paths.append(tmp_path / f"{name}.parquet")
         frame.to_parquet(paths[-1])
+    for name, frame in (sampled or {}).items():
+        sampled_paths.append(tmp_path / f"{name}.parquet")
+        frame.to_parquet(sampled_paths[-1])
     protocol_args = []
     if protocol is not None:
         protocol.to_parquet(tmp_path / "gold_qas.parquet")
         protocol_args = ["--protocol-scores", str(tmp_path / "gold_qas.parquet")]
     return main(
-        ["metaeval", "qa-detection", "--gold-qas", str(gold_path), "--scores", *map(str, paths), *protocol_args,
+        ["metaeval", "qa-detection", "--gold-qas", str(gold_path), "--scores", *map(str, paths),
+         "--sampled-scores", *map(str, sampled_paths), *protocol_args,
          "--resamples", str(resamples), "--confidence", "0.95", "--seed", "1",
          "--out", str(tmp_path / "qa_detection.csv"), "--out-published", str(tmp_path / "published.csv"),
          "--out-metrics", str(tmp_path / "metrics.json")]
@@ -132,6 +141,35 @@ def test_every_row_equals_sklearn_on_its_task_and_split(tmp_path, gold) -> None:
         best = max(("overlap", "qasem_consistency"), key=lambda scorer: test[(scorer, task)])
         assert metrics["best_bacc_fixed05"][task]["scorer"] == best
     assert metrics["best_bacc_fixed05"]["factscore"]["published"] == {"TRUE-11B": 0.725, "MiniCheck": 0.78}
+
+
+def test_a_scorer_of_a_sample_of_the_qas_is_not_set_beside_the_published_numbers(tmp_path, gold) -> None:
+    """The answer overlap on a seeded sample of 400 QAs (score.sample) beats reading every QA as supported on some task,
+    yet metrics.json's best scorer per task is the one that scored every QA; the sampled rows say so and count the QAs
+    they left unscored; the paper table marks them and gives each row's test n."""
+    from factlab.sampling import sample_examples
+
+    overlap = overlap_scores(gold)
+    kept = sample_examples(gold, 400, seed=2022)["example_id"]
+    always = gold[["example_id"]].assign(score=1.0)  # every QA supported: balanced accuracy 0.5 on every task
+    assert run(tmp_path, gold, {"always": always}, None, sampled={"overlap": overlap[overlap["example_id"].isin(kept)]}) == 0
+    table = pd.read_csv(tmp_path / "qa_detection.csv").set_index(["scorer", "task", "split"])
+    test = table.xs("test", level="split")
+    assert (test.loc["overlap", "bacc_fixed05"] > 0.5).any()  # else the test could not tell
+    assert table.loc["overlap", "sampled"].all() and not table.loc["always", "sampled"].any()
+    assert table.xs(("overlap", "all"), level=("scorer", "task"))["n"].sum() == 400
+    assert (
+        table.loc[("overlap", "all", "test"), "n_unscored"]
+        == (gold["split"] == "test").sum() - table.loc[("overlap", "all", "test"), "n"]
+    )
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert {entry["scorer"] for entry in metrics["best_bacc_fixed05"].values()} == {"always"}
+    from factlab.paper.scorer_tables import qa_detection_frame
+
+    frame = qa_detection_frame(pd.read_csv(tmp_path / "qa_detection.csv"), pd.read_csv(tmp_path / "published.csv"))
+    frame = frame.set_index("scorer")
+    assert frame.loc["factlab: overlap (sample)", "n (test)"] == table.loc[("overlap", "all", "test"), "n"]
+    assert frame.loc["factlab: always", "n (test)"] == (gold["split"] == "test").sum()
 
 
 def test_unscored_qas_are_counted_and_left_out(tmp_path, gold) -> None:

@@ -261,6 +261,7 @@ def test_headline_metrics_average_only_the_benchmarks_with_an_auc() -> None:
         {
             "scorer": ["a", "a", "a", "b"],
             "benchmark": ["x", "y", "one_label", "x"],
+            "sampled": [False, True, False, False],
             "roc_auc": [0.8, 0.6, np.nan, 0.55],
             "bacc_fixed05": [0.75, 0.5, np.nan, 0.5],
         }
@@ -268,6 +269,7 @@ def test_headline_metrics_average_only_the_benchmarks_with_an_auc() -> None:
     metrics = headline_metrics(table)
     assert metrics["a"] == {
         "benchmarks": 2,
+        "sampled_benchmarks": ["y"],
         "mean_roc_auc": 0.7,
         "mean_bacc_fixed05": 0.625,
         "roc_auc": {"x": 0.8, "y": 0.6},
@@ -348,11 +350,57 @@ def test_headline_metrics_of_a_scorer_with_no_auc_anywhere() -> None:
     """A scorer whose every benchmark has one label (a smoke subset) has no means and counts no benchmark."""
     from factlab.metaeval.scorers import headline_metrics
 
-    table = pd.DataFrame({"scorer": ["a"], "benchmark": ["one_label"], "roc_auc": [np.nan], "bacc_fixed05": [np.nan]})
+    table = pd.DataFrame(
+        {"scorer": ["a"], "benchmark": ["one_label"], "sampled": [False], "roc_auc": [np.nan], "bacc_fixed05": [np.nan]}
+    )
     assert headline_metrics(table)["a"] == {
         "benchmarks": 0,
+        "sampled_benchmarks": [],
         "mean_roc_auc": None,
         "mean_bacc_fixed05": None,
         "roc_auc": {},
         "bacc_fixed05": {},
     }
+
+
+def test_a_sampled_scorer_is_never_the_best_the_others_are_compared_with(raw, tmp_path) -> None:
+    """Real WiCE test claims: word overlap on a seeded sample of 120 claims (score.sample) beats brevity, which scored
+    every claim, yet brevity is the best every row is compared with (an AUC on a sample is noisier, and the full
+    scorers would be compared on its sample only); the sampled row says so, its n is the sample's, and its paired
+    difference to the best is scikit-learn's on the claims both scored."""
+    from factlab.cli import main
+    from factlab.data.adapters.wice import adapt_wice_claims
+    from factlab.sampling import sample_examples
+
+    data = adapt_wice_claims(raw).frame.query("split == 'test'")
+    data_path = tmp_path / "data" / "wice_claims.parquet"
+    data_path.parent.mkdir()
+    data.to_parquet(data_path)
+    folder = tmp_path / "score" / "wice_claims"
+    folder.mkdir(parents=True)
+    sample = sample_examples(data, 120, seed=2022)
+    overlap = sample[["example_id"]].assign(
+        score=[word_share(s, o) for s, o in zip(sample["source"], sample["output"], strict=True)]
+    )
+    overlap.to_parquet(folder / "overlap.parquet")
+    brevity = data[["example_id"]].assign(score=[1 / len(output.split()) for output in data["output"]])
+    brevity.to_parquet(folder / "brevity.parquet")
+    on_sample = sample[["example_id", "label"]].merge(overlap).merge(brevity, on="example_id", suffixes=("", "_brevity"))
+    overlap_auc = roc_auc_score(on_sample["label"], on_sample["score"])
+    brevity_auc = roc_auc_score(data["label"], brevity["score"])
+    assert overlap_auc > brevity_auc  # else the test could not tell
+    command = ["metaeval", "detection", "--scores", str(folder / "brevity.parquet"),
+               "--sampled-scores", str(folder / "overlap.parquet"), "--data", str(data_path),
+               "--resamples", "20", "--confidence", "0.9", "--seed", "1", "--ece-bins", "2", "--reliability-bins", "2",
+               "--out", str(tmp_path / "auc.csv"), "--out-reliability", str(tmp_path / "reliability.csv"),
+               "--report", str(tmp_path / "report.json"), "--out-metrics", str(tmp_path / "metrics.json")]  # fmt: skip
+    assert main(command) == 0
+    rows = pd.read_csv(tmp_path / "auc.csv").set_index("scorer")
+    assert set(rows["best_scorer"]) == {"brevity"}
+    assert bool(rows.loc["overlap", "sampled"]) and not bool(rows.loc["brevity", "sampled"])
+    assert rows.loc["overlap", "n"] == 120 and rows.loc["brevity", "n"] == len(data)
+    assert rows.loc["overlap", "roc_auc"] == pytest.approx(overlap_auc)
+    paired = overlap_auc - roc_auc_score(on_sample["label"], on_sample["score_brevity"])
+    assert rows.loc["overlap", "auc_diff_to_best"] == pytest.approx(paired, abs=1e-5)  # CSV: 6 digits
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["overlap"]["sampled_benchmarks"] == ["wice_claims"] and metrics["brevity"]["sampled_benchmarks"] == []

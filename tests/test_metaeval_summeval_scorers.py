@@ -15,7 +15,7 @@ from simple_scores import word_share
 from factlab.cli import main
 from factlab.data.adapters.summac import adapt_summac
 from factlab.data.adapters.summeval import adapt_summeval
-from factlab.score.jobs import sample_examples
+from factlab.sampling import sample_examples
 
 
 @pytest.fixture(scope="module")
@@ -144,26 +144,28 @@ def test_a_scorer_constant_within_each_system_is_left_out_and_named(inputs, tmp_
 
 
 def test_a_sampled_scorer_is_correlated_on_its_sample_and_the_counts_stay_the_full_scorers(inputs, tmp_path) -> None:
-    """A scorer of a seeded sample of 300 summaries (score.sample): its partial correlation is scipy's Pearson of the
-    residuals on those summaries (each system's mean taken over the sample), while the subset counts and the best
-    scorer are the full scorers'."""
-    summeval = inputs["summeval"]
+    """An oracle-like scorer (brevity plus a hundredth of the experts' rating, so that it beats word overlap) on a
+    seeded sample of 300 summaries (score.sample): its partial correlation is scipy's Pearson of the residuals on those summaries
+    (each system's mean taken over the sample), yet the subset counts and the best scorer are word overlap's, the
+    full scorer's."""
+    summeval = inputs["summeval"].assign(oracle=lambda frame: frame["brevity"] + 0.01 * frame["human_score"])
     sample = sample_examples(summeval, 300, seed=2022)
-    sampled = inputs["folder"] / "score" / "summeval" / "brevity_sample.parquet"
-    sample[["example_id"]].merge(summeval[["example_id", "brevity"]]).rename(columns={"brevity": "score"}).to_parquet(sampled)
-    paths = {**inputs["paths"], "brevity": inputs["paths"]["overlap"]}  # one full scorer: overlap
-    arguments = command(paths, tmp_path)
+    sampled = inputs["folder"] / "score" / "summeval" / "oracle_sample.parquet"
+    sample[["example_id"]].merge(summeval[["example_id", "oracle"]]).rename(columns={"oracle": "score"}).to_parquet(sampled)
+    arguments = command(inputs["paths"], tmp_path)
     arguments[arguments.index("--scores") + 1 : arguments.index("--tuning")] = [
-        str(paths["overlap"]), "--sampled-scores", str(sampled)
+        str(inputs["paths"]["overlap"]), "--sampled-scores", str(sampled)
     ]  # fmt: skip
     assert main(arguments) == 0
-    row = pd.read_csv(tmp_path / "correlations.csv").set_index(["subset", "metric"]).loc[("all", "factlab brevity_sample")]
+    table = pd.read_csv(tmp_path / "correlations.csv").set_index(["subset", "metric"])
+    row = table.loc[("all", "factlab oracle_sample")]
     part = summeval[summeval["example_id"].isin(sample["example_id"])]
-    assert row["n"] == 300
-    expected = stats.pearsonr(residuals(part, "brevity"), residuals(part, "human_score")).statistic
+    assert row["n"] == 300 and bool(row["sampled"]) and not bool(table.loc[("all", "factlab overlap"), "sampled"])
+    expected = stats.pearsonr(residuals(part, "oracle"), residuals(part, "human_score")).statistic
     assert row["pearson"] == pytest.approx(expected, abs=1e-10)
+    assert row["pearson"] > table.loc[("all", "factlab overlap"), "pearson"]  # else the test could not tell
     williams = pd.read_csv(tmp_path / "williams.csv")
     assert (williams.loc[williams["subset"] == "all", "n"] == 300).all()
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["all"]["summaries"] == 1600 and metrics["all"]["best_scorer"] == "overlap"
-    assert metrics["all"]["sampled_scorers_n"] == {"brevity_sample": 300}
+    assert metrics["all"]["sampled_scorers_n"] == {"oracle_sample": 300}

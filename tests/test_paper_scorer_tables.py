@@ -8,7 +8,7 @@ import pandas as pd
 
 from factlab.paper.scorer_tables import correlations_frame, interval, localisation_frame
 
-# Rows of results/metaeval/frank_scorers/correlations.csv from a default run (session 17).
+# Rows of results/metaeval/frank_scorers/correlations.csv from a default run (session 17); `sampled` came in session 38.
 CORRELATIONS = """metric,subset,n,pearson,pearson_p,spearman,spearman_p,variant,n_dropped_nan,pearson_ci_low,pearson_ci_high
 factlab alignscore,all,2246,0.17144572402722796,2.8e-16,0.15519229074105476,1.4e-13,frank,0,0.12539021300119108,0.220304805884748
 BertScore P Art,all,2246,0.2710806892071824,3.9e-39,0.24324424941241,1.3e-31,frank,0,0.2307364761382547,0.3133202691742095
@@ -17,9 +17,13 @@ BertScore P Art,cnndm,1250,0.345507562928669,2.3e-36,0.28954275769888516,1.4e-25
 """
 
 
+def correlations_csv() -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(CORRELATIONS)).assign(sampled=False)
+
+
 def test_correlation_interval_keeps_three_decimals() -> None:
     # A correlation's CI at one decimal read "[0.2, 0.3]" for both rows: it could not separate them.
-    table = correlations_frame(pd.read_csv(io.StringIO(CORRELATIONS))).set_index("metric")
+    table = correlations_frame(correlations_csv()).set_index("metric")
     assert table.at["BertScore P Art", "95% CI (all)"] == "[0.231, 0.313]"
     assert table.at["factlab alignscore", "95% CI (all)"] == "[0.125, 0.220]"
     assert list(table.index) == ["BertScore P Art", "factlab alignscore"]  # by Pearson on all, highest first
@@ -93,7 +97,7 @@ factlab alignscore,BertScore P Art,2246,0.171,0.271,0.43,-4.1,2243,0.0042,0.0021
 def test_williams_p_against_the_top_row_only_where_the_pair_was_tested() -> None:
     """FRANK: the best metric (the released BERTScore-P-Art here) heads the table; factlab alignscore carries the p of
     its tested pair with it; a subset-keyed Williams table (SummEval) is read on the table's subset only."""
-    correlations = pd.read_csv(io.StringIO(CORRELATIONS))
+    correlations = correlations_csv()
     table = correlations_frame(correlations, pd.read_csv(io.StringIO(WILLIAMS))).set_index("metric")
     column = "Williams p vs BertScore P Art (all)"
     assert table.at["BertScore P Art", column] == ""
@@ -108,3 +112,23 @@ def test_p_values_at_three_decimals_or_below_a_thousandth() -> None:
     from factlab.paper.scorer_tables import p_value_text
 
     assert [p_value_text(p) for p in (0.2209, 0.0012, 0.00099, float("nan"))] == ["0.221", "0.001", "< 0.001", ""]
+
+
+def test_a_sampled_scorer_heading_the_table_is_marked_and_not_the_one_compared_with() -> None:
+    """A scorer of a seeded sample (score.sample) with the highest Pearson is listed first, marked, with its own n, and
+    carries its p against the best of the metrics that scored every summary, which the column is named after."""
+    sampled = pd.DataFrame(
+        [{"metric": "factlab summac_zs", "subset": "all", "n": 200, "pearson": 0.35, "pearson_ci_low": 0.2,
+          "pearson_ci_high": 0.47, "sampled": True}]
+    )  # fmt: skip
+    correlations = pd.concat([correlations_csv(), sampled], ignore_index=True)
+    williams = pd.concat(
+        [pd.read_csv(io.StringIO(WILLIAMS)),
+         pd.DataFrame([{"metric_a": "factlab summac_zs", "metric_b": "BertScore P Art", "n": 200, "p_two_sided": 0.31}])],
+        ignore_index=True,
+    )  # fmt: skip
+    table = correlations_frame(correlations, williams).set_index("metric")
+    column = "Williams p vs BertScore P Art (all)"
+    assert list(table.index)[0] == "factlab summac_zs (sample)" and column in table.columns
+    assert table.at["factlab summac_zs (sample)", column] == "0.310"
+    assert table.at["factlab summac_zs (sample)", "n (all)"] == 200 and table.at["BertScore P Art", column] == ""

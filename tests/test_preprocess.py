@@ -28,7 +28,7 @@ from factlab.preprocess.benchmark import (
 )
 from factlab.preprocess.chunking import alignscore_chunks
 from factlab.preprocess.sentences import split_sentences
-from factlab.score.jobs import sample_examples
+from factlab.sampling import sample_examples
 
 # A sentence without a verb, from the real article of qags_xsum-d0030.
 VERBLESS = "My condolences to rio, their children and the family."
@@ -269,7 +269,7 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
                    "--alignscore-policy", "reference", "--tokenizer", "minilm", "--chunk-size", "1000", "--overlap", "0.25",
                    "--window-policy", "covering", "--token-budget", "400", "--split-long",
                    "--out", tmp_path / "chunks.parquet", "--report", tmp_path / "chunks.json") == 0  # fmt: skip
-    assert run_cli("triples", "--benchmark", "qags_xsum", "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
+    assert run_cli("triples", *common, "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
                    "--sample-examples", "all", "--out", tmp_path / "triples.parquet",
                    "--report", tmp_path / "triples.json") == 0  # fmt: skip
     assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
@@ -283,7 +283,7 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
     assert len(pd.read_parquet(tmp_path / "triples.parquet")) == sum(report["triples"].values())
     assert report["words_per_s"] > 0 and report["triples_examples_not_sampled"] == 0
     # triples of the seeded sample OpenIE triples scores (score.sample): the scoring job's own examples
-    assert run_cli("triples", "--benchmark", "qags_xsum", "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
+    assert run_cli("triples", *common, "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
                    "--sample-examples", "2", "--sample-seed", "2022", "--out", tmp_path / "triples_sample.parquet",
                    "--report", tmp_path / "triples_sample.json") == 0  # fmt: skip
     sampled = pd.read_parquet(tmp_path / "triples_sample.parquet")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 from pathlib import Path
 
@@ -13,8 +14,9 @@ from factlab.cli import main
 from factlab.errors import FactlabError
 from factlab.models.engine import EngineSettings
 from factlab.preprocess.benchmark import sentence_units
+from factlab.sampling import sample_examples
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
-from factlab.score.jobs import merge_shards, sample_examples, shard_examples, shard_of
+from factlab.score.jobs import merge_shards, shard_examples, shard_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -55,12 +57,44 @@ def test_a_sample_is_the_examples_whose_seeded_hash_sorts_first_whatever_their_o
     assert set(small["example_id"]) <= set(large["example_id"])  # nested: a larger sample keeps a smaller one's
     shuffled = sample_examples(frame.iloc[::-1], 4, seed=7)
     pd.testing.assert_frame_equal(shuffled, large)
-    union = pd.concat([shard_examples(large, shard, 3) for shard in range(3)])
-    assert sorted(union["example_id"]) == sorted(large["example_id"])  # sampled before sharding: any shard count
     assert set(sample_examples(frame, 4, seed=8)["example_id"]) != set(large["example_id"])  # the seed matters
     assert len(sample_examples(frame, len(ids) + 5, seed=7)) == len(ids) == len(sample_examples(frame, None, seed=7))
     with pytest.raises(FactlabError, match="at least one example"):
         sample_examples(frame, 0, seed=7)
+
+
+def test_a_job_samples_before_sharding_and_the_merge_keeps_the_sample_and_sums_what_it_left_out(
+    examples: pd.DataFrame, tmp_path: Path
+) -> None:
+    """job_examples: the shards of a sampled job together are the unsharded job's sample (the sample is drawn from
+    the benchmark, not from each shard), and their reports merge into the sample and the count of examples left out."""
+    from factlab.score.commands import job_examples
+
+    data = tmp_path / "data.parquet"
+    examples.to_parquet(data)
+
+    def job(shard: int, shards: int) -> tuple[pd.DataFrame, dict[str, int]]:
+        arguments = argparse.Namespace(
+            data=str(data), benchmark="fixture", max_examples=None, sample_examples=4, sample_seed=7,
+            shard=shard, shards=shards, threads=1,
+        )  # fmt: skip
+        return job_examples(arguments)
+
+    whole, whole_counts = job(0, 1)
+    assert list(whole["example_id"]) == list(sample_examples(examples, 4, seed=7)["example_id"])
+    assert whole_counts == {"examples_not_sampled": len(examples) - 4}
+    parts = [job(shard, 3) for shard in range(3)]
+    union = pd.concat([frame for frame, _ in parts]).sort_values("example_id")
+    assert list(union["example_id"]) == list(whole["example_id"])
+    assert sum(len(frame) > 0 for frame, _ in parts) > 1  # the sample spans several shards here
+    reports = [
+        {"benchmark": "b", "shard": shard, "shards": 3, "sample": {"examples": 4, "seed": 7}, "examples": len(frame), **counts}
+        for shard, (frame, counts) in enumerate(parts)
+    ]
+    tables = [frame[["example_id"]].assign(score=0.5) for frame, _ in parts]
+    _, report = merge_shards(tables, reports)
+    assert report["sample"] == {"examples": 4, "seed": 7} and report["examples"] == 4
+    assert report["examples_not_sampled"] == len(examples) - 4
 
 
 def test_merged_shards_equal_the_unsharded_scores(examples: pd.DataFrame) -> None:

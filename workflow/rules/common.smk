@@ -140,7 +140,8 @@ def detection_groups(benchmarks):
 def detection_inputs(benchmarks, validation):
     names = sorted(set(benchmarks) | set(validation))
     return {
-        "scores": score_files(names),
+        "scores": score_files(names, sampled=False),
+        "sampled_scores": score_files(names, sampled=True),
         "data": [f"results/data/{name}.parquet" for name in names],
     }
 
@@ -184,7 +185,8 @@ def scored_by(scorer, benchmarks, sampled=None):
 def sample_arguments(scorer, benchmark):
     """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark, else all (and no seed,
     so that changing the seed reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files
-    whose jobs take a sample (preprocess.smk: OpenIE's triples; score.smk), so that their DVC stages depend on them."""
+    whose jobs take a sample (preprocess.smk: OpenIE's triples; score.smk), so that their DVC stages depend on them.
+    """
     if benchmark in SAMPLED_BENCHMARKS.get(scorer, []):
         return f"--sample-examples {SAMPLE['examples']} --sample-seed {SAMPLE['seed']}"
     return "--sample-examples all"

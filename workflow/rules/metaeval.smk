@@ -299,7 +299,8 @@ for _table, _benchmarks in (
             ece_bins=param("metaeval.ece_bins"),
             reliability_bins=param("metaeval.reliability_plot_bins"),
         shell:
-            "factlab metaeval detection --scores {input.scores} --data {input.data} --validation {params.validation} "
+            "factlab metaeval detection --scores {input.scores} --sampled-scores {input.sampled_scores} "
+            "--data {input.data} --validation {params.validation} "
             "--groups {params.groups} --resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
             "--ece-bins {params.ece_bins} --reliability-bins {params.reliability_bins} --out {output.auc} "
             "--out-reliability {output.reliability} --report {output.report} --out-metrics {output.metrics} "
@@ -485,20 +486,30 @@ rule evaluate_qa_decomposition:
 # scorer of the gold QAs, and for the QASemConsistency scorer's own reading of them (the decomposition's gold_qas).
 # The QASemConsistency scorer's table of qasem_consistency_qas (config/full.yaml scores every benchmark with it)
 # reads each QA as an output and asks the parser for QAs of it; its reading of the gold QAs is the protocol table.
+QA_DETECTION_SCORERS = [scorer for scorer in SCORERS if scorer != "qasem_consistency"]
+QA_DETECTION_BENCHMARKS = [
+    name for name in ["qasem_consistency_qas"] if name in SCORE_BENCHMARKS
+]
 QA_DETECTION_SCORES = score_files(
-    [name for name in ["qasem_consistency_qas"] if name in SCORE_BENCHMARKS],
-    [scorer for scorer in SCORERS if scorer != "qasem_consistency"],
+    QA_DETECTION_BENCHMARKS, QA_DETECTION_SCORERS, sampled=False
+)
+QA_DETECTION_SAMPLED = score_files(
+    QA_DETECTION_BENCHMARKS, QA_DETECTION_SCORERS, sampled=True
 )
 QA_DETECTION_PROTOCOL = (
     QA_DECOMPOSITION_TABLES["gold_qas"] if QA_DECOMPOSITION_RUN else None
 )
-QA_DETECTION_RUN = bool(QA_DETECTION_SCORES) or QA_DETECTION_PROTOCOL is not None
+QA_DETECTION_RUN = (
+    bool(QA_DETECTION_SCORES + QA_DETECTION_SAMPLED)
+    or QA_DETECTION_PROTOCOL is not None
+)
 
 
 rule evaluate_qa_detection:
     input:
         gold_qas=GOLD_QAS["qasem_consistency"],
         scores=QA_DETECTION_SCORES,
+        sampled_scores=QA_DETECTION_SAMPLED,
         protocol=QA_DETECTION_PROTOCOL or [],
         code=code("metaeval", "qa-detection"),
     output:
@@ -519,7 +530,8 @@ rule evaluate_qa_detection:
         confidence=param("metaeval.confidence"),
         seed=param("metaeval.seed"),
     shell:
-        "factlab metaeval qa-detection --gold-qas {input.gold_qas} --scores {input.scores} {params.protocol} "
+        "factlab metaeval qa-detection --gold-qas {input.gold_qas} --scores {input.scores} "
+        "--sampled-scores {input.sampled_scores} {params.protocol} "
         "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
         "--out {output.detection} --out-published {output.published} --out-metrics {output.metrics} > {log} 2>&1"
 

@@ -3,7 +3,8 @@
 #   results/preprocess/<benchmark>/sentences.parquet  sources split once per doc_id, outputs per example_id
 #   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
 #   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence, for the benchmarks that
-#                                                     openie_triples scores (TRIPLE_BENCHMARKS, score.smk)
+#                                                     openie_triples scores (TRIPLE_BENCHMARKS, score.smk); of its
+#                                                     seeded sample's sentences where it scores one (score.sample)
 #   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
 #   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser), for the
 #                                                     benchmarks whose QAs QASemConsistency reads
@@ -109,6 +110,7 @@ SAMPLE = param("score.sample")
 
 rule preprocess_triples:
     input:
+        data="results/data/{benchmark}.parquet",
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         code=code("preprocess", "triples"),
     output:
@@ -124,10 +126,12 @@ rule preprocess_triples:
     params:
         env=ONE_THREAD,
         batch_size=param("preprocess.spacy_batch_size"),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
         sample=lambda wildcards: sample_arguments("openie_triples", wildcards.benchmark),
     shell:
-        "{params.env} factlab preprocess triples --benchmark {wildcards.benchmark} --sentences {input.sentences} "
-        "--batch-size {params.batch_size} {params.sample} --out {output.triples} --report {output.report} > {log} 2>&1"
+        "{params.env} factlab preprocess triples --benchmark {wildcards.benchmark} --data {input.data} "
+        "--max-examples {params.max_examples} --sentences {input.sentences} --batch-size {params.batch_size} "
+        "{params.sample} --out {output.triples} --report {output.report} > {log} 2>&1"
 
 
 rule preprocess_report:

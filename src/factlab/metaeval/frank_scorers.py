@@ -148,11 +148,12 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
     settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
     correlations = with_bootstrap_cis(correlations, pearson_bootstrap_cis(frame, settings, metrics))
+    sampled_kept = [scorer for scorer in scorers if scorer not in full]
+    correlations["sampled"] = correlations["metric"].isin(sampled_kept)  # on a seeded sample of the summaries
     comparisons = williams_comparisons(frame, args.williams_variant, metrics)
     write_csv(correlations, args.out_correlations)
     write_csv(comparisons, args.out_williams)
     write_csv(category_ablation(frame, subsets, args.variant, metrics), args.out_ablation)
-    sampled_kept = [scorer for scorer in scorers if scorer not in full]
     summary = headline(correlations, comparisons, full, sampled_kept)
     write_json({**summary, "constant_scorers_left_out": constant}, args.out_metrics)
 

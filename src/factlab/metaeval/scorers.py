@@ -56,6 +56,7 @@ COLUMNS = (
     "benchmark",
     "n",
     "n_unscored",
+    "sampled",
     "roc_auc",
     "roc_auc_ci_low",
     "roc_auc_ci_high",
@@ -79,6 +80,9 @@ COLUMNS = (
 def register(commands: Any) -> None:
     detection = commands.add_parser("detection", help="AUC, ECE and balanced accuracy of factlab's scorers")
     detection.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/<scorer>.parquet")
+    detection.add_argument(
+        "--sampled-scores", nargs="*", default=[], help="score tables of a seeded sample of their benchmark (score.sample)"
+    )
     detection.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of the same benchmarks")
     detection.add_argument("--validation", nargs="*", default=[], help="benchmarks whose scores tune the val_tuned threshold")
     detection.add_argument(
@@ -304,13 +308,18 @@ def run_detection(args: argparse.Namespace) -> None:
     data = {name: pd.read_parquet(path) for name, path in data_paths.items()}
     groups = group_arguments(args.groups, data, data_paths)
     by_scorer: dict[str, dict[str, pd.DataFrame]] = {}
-    for path in args.scores:
+    sampled: set[tuple[str, str]] = set()  # (scorer, benchmark) scored on a seeded sample
+    for path, on_sample in [*((path, False) for path in args.scores), *((path, True) for path in args.sampled_scores)]:
         scorer, benchmark = Path(path).stem, Path(path).parent.name
         if benchmark not in data:
             raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
+        if benchmark in by_scorer.get(scorer, {}):
+            raise FactlabError(f"{path}: {scorer} on {benchmark} is given twice (--scores and --sampled-scores)")
         by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(
             data[benchmark], pd.read_parquet(path), groups.get(benchmark, ())
         )
+        if on_sample:
+            sampled.add((scorer, benchmark))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
     report["groups"] = groups
     overlaps = TuningOverlap(data, args.validation)
@@ -330,20 +339,19 @@ def run_detection(args: argparse.Namespace) -> None:
                 evaluated.append((name, benchmark, subset))
                 frames[name] = subset  # the paired test against the breakdown's best scorer reads it
         for name, benchmark, frame in evaluated:
-            rows.append(
-                detection_row(
-                    scorer,
-                    name,
-                    frame,
-                    threshold,
-                    overlaps(benchmark, frame),
-                    calibrate=calibrate,
-                    resamples=args.resamples,
-                    confidence=args.confidence,
-                    seed=args.seed,
-                    ece_bins=args.ece_bins,
-                )
+            row = detection_row(
+                scorer,
+                name,
+                frame,
+                threshold,
+                overlaps(benchmark, frame),
+                calibrate=calibrate,
+                resamples=args.resamples,
+                confidence=args.confidence,
+                seed=args.seed,
+                ece_bins=args.ece_bins,
             )
+            rows.append({**row, "sampled": (scorer, benchmark) in sampled})
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table = compare_with_best(table, by_scorer, resamples=args.resamples, confidence=args.confidence, seed=args.seed)
     write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
@@ -357,7 +365,8 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     """metrics.json (`dvc metrics show`): per scorer, ROC AUC and balanced accuracy at 0.5 on each reported benchmark
     where both are defined (both labels present), and their unweighted means over those benchmarks (TRUE's summary:
     the mean AUC over its sets). A mean is comparable between scorers only over the same benchmarks: `benchmarks`
-    counts them. Breakdown rows (`B[column=value]`) are listed but are not in the means: their examples are B's."""
+    counts them, `sampled_benchmarks` names those scored on a seeded sample (score.sample). Breakdown rows
+    (`B[column=value]`) are listed but are not in the means: their examples are B's."""
 
     metrics: dict[str, Any] = {}
     for scorer, rows in table.groupby("scorer", sort=True):
@@ -367,6 +376,7 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
         whole_bacc = bacc[[not is_breakdown(str(name)) for name in bacc["benchmark"]]]
         metrics[str(scorer)] = {
             "benchmarks": int(whole.sum()),
+            "sampled_benchmarks": sorted(str(name) for name in rows.loc[whole & rows["sampled"].astype(bool), "benchmark"]),
             "mean_roc_auc": headline_number(rows.loc[whole, "roc_auc"].mean()) if whole.any() else None,
             "mean_bacc_fixed05": headline_number(whole_bacc["bacc_fixed05"].mean()) if len(whole_bacc) else None,
             "roc_auc": {
@@ -424,14 +434,18 @@ def compare_with_best(
     confidence: float,
     seed: int,
 ) -> pd.DataFrame:
-    """Per benchmark, each scorer's AUC minus the best scorer's, on the examples both scored."""
+    """Per benchmark, each scorer's AUC minus the best scorer's, on the examples both scored. The best is the highest
+    AUC of the scorers that scored the whole benchmark (of every scorer where all scored a sample): an AUC on a seeded
+    sample is noisier, and the others would be compared on its sample only."""
     table = table.copy()
     table["best_scorer"] = table["best_scorer"].astype(object)
     for benchmark, rows in table.groupby("benchmark"):
         ranked = rows.dropna(subset=["roc_auc"])
         if ranked.empty:
             continue
-        best = str(ranked.loc[ranked["roc_auc"].idxmax(), "scorer"])
+        whole = ranked[~ranked["sampled"].astype(bool)]
+        candidates = whole if len(whole) else ranked
+        best = str(candidates.loc[candidates["roc_auc"].idxmax(), "scorer"])
         best_scores = frames[best][benchmark][["example_id", "score"]].dropna()
         for index, scorer in ranked["scorer"].items():
             table.loc[index, "best_scorer"] = best

@@ -153,9 +153,11 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
         correlations.append(found[0])
         comparisons.append(found[1])
     table = pd.concat(correlations, ignore_index=True)
+    sampled_kept = [scorer for scorer in scorers if scorer not in full]
+    table["sampled"] = table["metric"].isin(sampled_kept)  # on a seeded sample of the summaries
     write_csv(table, args.out_correlations)
     write_csv(pd.concat(comparisons, ignore_index=True), args.out_williams)
-    summary = headline(table, counts, full, [scorer for scorer in scorers if scorer not in full])
+    summary = headline(table, counts, full, sampled_kept)
     write_json({**summary, "constant_scorers_left_out": constant}, args.out_metrics)
 
 

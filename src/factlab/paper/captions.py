@@ -60,7 +60,9 @@ DETECTION = (
     "stack of other scorers' scores) is fitted per benchmark on the validation cuts less the examples sharing an 8-word "
     "run with that benchmark, so it has no tuned threshold and no isotonic calibration; its regularisation was chosen "
     "by out-of-fold validation AUC, for ranking, and pulls its probabilities towards the base rate (its ECE and "
-    "balanced accuracy at 0.5 suffer)."
+    "balanced accuracy at 0.5 suffer). A scorer marked (sample) scored a seeded sample of the benchmark "
+    "(score.sample; n is its size): its AUC is on those examples, its difference to the best on the examples both "
+    "scored, and the best is always a scorer of the whole benchmark."
 )
 
 FRANK_SCORERS = (
@@ -69,17 +71,19 @@ FRANK_SCORERS = (
     "summaries and per subset, with a document-bootstrap 95\\% CI on all. factlab ensemble is a logistic-regression "
     "stack of other factlab scorers fitted on the SummaC validation cuts less every example sharing an 8-word run with "
     "FRANK's texts, its regularisation chosen by out-of-fold AUC on those cuts. The last column is the two-sided "
-    "Williams test of each metric's partial correlation against the best one's (the top row), on the summaries both "
-    "scored; a pair of released baselines is not tested."
+    "Williams test of each metric's partial correlation against the best one's (the top row of those that scored every "
+    "summary), on the summaries both scored; a pair of released baselines is not tested. A scorer marked (sample) "
+    "scored a seeded sample of the summaries (score.sample; n is its size): its correlations are on those."
 )
 
 SUMMEVAL_SCORERS = (
     "FRANK's protocol on SummEval (100 CNN/DM articles, 16 systems): partial Pearson correlation of each factlab scorer "
-    "with the experts' mean consistency rating, the summarisation system as confounder, on every summary (all) and "
+    "with the experts' mean consistency rating, the summarisation system as confounder, on every scored summary (all) and "
     "on the summaries that were not tuning examples (held\\_out: SummaC's SummEval validation cut, on which "
     "AlignScore's head and chunk size and every threshold were chosen, holds one summary of each article); on "
     "held\\_out, a document-bootstrap 95\\% CI and the two-sided Williams test of each scorer against the best one "
-    "(the top row)."
+    "(the top row of those that scored every summary), on the summaries both scored. A scorer marked (sample) scored a "
+    "seeded sample of the summaries (score.sample; n is its size): its correlations are on those."
 )
 
 QA_DECOMPOSITION = (
@@ -100,7 +104,8 @@ QA_DETECTION = (
     "balanced accuracy at one threshold per scorer tuned on the dev split. factlab: qasem\\_consistency reads each QA as "
     "one hypothesis (question, a space, the answer; max over source chunks); the other scorers read it as the "
     "benchmark's output text, which those that split sentences see as two (question, answer). "
-    "qasem\\_consistency's support head was chosen on the dev split. Published rows: balanced accuracy at 0.5 as reported."
+    "qasem\\_consistency's support head was chosen on the dev split. n (test): the test QAs a scorer scored; one marked "
+    "(sample) scored a seeded sample of the QAs (score.sample). Published rows: balanced accuracy at 0.5 as reported."
 )
 
 LOCALISATION = (
@@ -254,19 +259,22 @@ FIGURES = {
     ),
     "frank_scorers_williams": (
         "Williams tests between factlab's scorers and the released metrics they are compared with, on the FRANK "
-        "summaries every factlab scorer scored, scores and human Factuality residualised on the summarisation system: "
+        "summaries the factlab scorers scored (a scorer of a seeded sample, score.sample: on the summaries both scored), "
+        "scores and human Factuality residualised on the summarisation system: "
         "each cell is the p-value that the two correlate equally with Factuality (variant in the title). Ordered by "
         "partial Pearson correlation with Factuality."
     ),
     "frank_scorers_matrix": (
         "Partial Pearson correlation between factlab's scorers and the released metrics they are compared with, "
-        "controlling for the summarisation system, on the FRANK summaries every factlab scorer scored (the $r_{23}$ of "
-        "the Williams tests): which scorers agree with each other beyond their systems' means."
+        "controlling for the summarisation system, on the FRANK summaries both scored (a scorer of a seeded sample, "
+        "score.sample, on its sample; the $r_{23}$ of the Williams tests): which scorers agree with each other beyond "
+        "their systems' means."
     ),
     "frank_scorers_ablation": (
         "FRANK's error-category ablation applied to factlab's scorers, beside the released metrics they are compared "
         "with: each one's partial correlation with human Factuality minus its partial correlation when the errors of "
-        "one category are not counted, on the FRANK summaries every factlab scorer scored."
+        "one category are not counted, on the FRANK summaries the factlab scorers scored (a scorer of a seeded sample, "
+        "score.sample: on its sample)."
     ),
     "screeneval_chunk_size": (
         "SCALE-large on the 614 ScreenEval summary sentences: ROC AUC (positive = consistent) and SCALE's recorded "

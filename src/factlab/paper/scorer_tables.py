@@ -74,7 +74,7 @@ def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "benchmark": auc["benchmark"],
-            "scorer": auc["scorer"],
+            "scorer": auc["scorer"] + np.where(auc["sampled"].astype(bool), SAMPLE_MARK, ""),
             "n": auc["n"],
             "AUC": 100 * auc["roc_auc"],
             "95% CI": [interval(lo, hi, 100) for lo, hi in zip(auc["roc_auc_ci_low"], auc["roc_auc_ci_high"], strict=True)],
@@ -107,7 +107,9 @@ def williams_vs_best(williams: pd.DataFrame, best: str, metrics: Sequence[str]) 
 
 def correlations_frame(correlations: pd.DataFrame, williams: pd.DataFrame | None = None, subset: str = "all") -> pd.DataFrame:
     """Partial Pearson per metric and subset; on `subset`, its 95% CI, n and, given the Williams comparisons, the
-    p-value of each metric against the best on that subset; rows from the highest Pearson on `subset`."""
+    p-value of each metric against the best on that subset (the highest of the metrics that scored every summary:
+    a scorer of a seeded sample, marked, is compared on the summaries it scored, never the one compared with); rows
+    from the highest Pearson on `subset`."""
     table = correlations.pivot_table(index="metric", columns="subset", values="pearson", sort=False)
     table.columns = [f"Pearson {name}" for name in table.columns]
     on_subset = correlations[correlations["subset"] == subset].set_index("metric")
@@ -116,13 +118,17 @@ def correlations_frame(correlations: pd.DataFrame, williams: pd.DataFrame | None
     ]
     table[f"n ({subset})"] = on_subset["n"].reindex(table.index).astype("Int64")
     table = table.sort_values(f"Pearson {subset}", ascending=False, kind="stable")
+    sampled = set(correlations.loc[correlations["sampled"].astype(bool), "metric"])
     if williams is not None:
         tested = williams[williams["subset"] == subset] if "subset" in williams.columns else williams
-        best = str(table.index[0])
+        best = next((str(metric) for metric in table.index if metric not in sampled), str(table.index[0]))
         table[f"Williams p vs {best} ({subset})"] = williams_vs_best(tested, best, list(table.index))
+    table.index = [f"{metric}{SAMPLE_MARK}" if metric in sampled else metric for metric in table.index]
+    table.index.name = "metric"
     return table.reset_index()
 
 
+SAMPLE_MARK = " (sample)"  # a scorer of a seeded sample of the benchmark (score.sample): never the best compared with
 SUMMEVAL_REPORTED = "held_out"  # SummEval's summaries that were not tuning examples (factlab.metaeval.summeval_scorers)
 ANNOTATORS = "annotators"
 EVIDENCE_GOLD = "wice_claims evidence"
@@ -229,7 +235,8 @@ def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.D
     rows = []
     for scorer, part in test.groupby("scorer", sort=False):
         by_task = part.set_index("task")
-        row: dict[str, Any] = {"scorer": f"factlab: {scorer}"}
+        row: dict[str, Any] = {"scorer": f"factlab: {scorer}{SAMPLE_MARK if part['sampled'].any() else ''}"}
+        row["n (test)"] = int(by_task.loc["all", "n"])
         for label, column in QA_DETECTION_COLUMNS.items():
             row.update({f"{task} {label}": 100 * by_task.loc[task, column] for task in tasks})
             if column in ("bacc_fixed05", "roc_auc"):

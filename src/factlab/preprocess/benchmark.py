@@ -471,8 +471,11 @@ def _packing_row(doc_id: str, index: int, chunk: SentenceChunk, encodings: Seque
 # Triples
 
 
-def triple_units(sentences: pd.DataFrame, benchmark: str, batch_size: int = 64) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """OpenIE triples of every sentence row (each distinct sentence parsed once), and the report.
+def triple_units(
+    sentences: pd.DataFrame, benchmark: str, batch_size: int = 64, examples_not_sampled: int = 0
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """OpenIE triples of every sentence row (each distinct sentence parsed once), and the report, which counts the
+    `examples_not_sampled` whose sentences the caller left out (OpenIE triples scoring a seeded sample).
 
     Each sentence is parsed on its own, so `sentence_index` is that of the sentences frame even
     where the parser would have cut the sentence differently.
@@ -530,6 +533,7 @@ def triple_units(sentences: pd.DataFrame, benchmark: str, batch_size: int = 64) 
         "triples_negated": int(triples["negated"].sum()),
         "sentences_without_triples_source": without_triples[SOURCE],
         "sentences_without_triples_output": without_triples[OUTPUT],
+        "examples_not_sampled": examples_not_sampled,
         **_timing(int(sentences["n_words"].sum()), seconds, started - load_started),
     }
     return triples, report

@@ -60,8 +60,8 @@ def register(commands: Any) -> None:
     chunks.add_argument("--report", required=True)
     chunks.set_defaults(func=run_chunks)
 
-    triples = commands.add_parser("triples", help="OpenIE-style triples of every sentence")
-    triples.add_argument("--benchmark", required=True)
+    triples = commands.add_parser("triples", help="OpenIE-style triples of every sentence (or of a sample's)")
+    _add_benchmark_arguments(triples)
     triples.add_argument("--sentences", required=True)
     triples.add_argument("--batch-size", type=positive_int, required=True)
     triples.add_argument(
@@ -109,30 +109,28 @@ def run_chunks(args: argparse.Namespace) -> None:
 
 def run_triples(args: argparse.Namespace) -> None:
     sentences = pd.read_parquet(args.sentences)
-    sampled, not_sampled = sampled_sentences(sentences, args.sample_examples, args.sample_seed)
-    triples, report = triple_units(sampled, args.benchmark, args.batch_size)
-    report["examples_not_sampled"] = not_sampled
+    not_sampled = 0
+    if args.sample_examples is not None:
+        sentences, not_sampled = sampled_sentences(sentences, _read_examples(args), args.sample_examples, args.sample_seed)
+    triples, report = triple_units(sentences, args.benchmark, args.batch_size, examples_not_sampled=not_sampled)
     if args.sample_examples is not None:
         report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     write_parquet(triples, args.out)
     write_report(report, args.report)
 
 
-def sampled_sentences(sentences: pd.DataFrame, size: int | None, seed: int | None) -> tuple[pd.DataFrame, int]:
-    """The output sentences of the examples of `score.sample` (the scoring jobs' own sample, `sample_examples`, of the
-    same example ids: an example without output sentences has no triples either way) and the source sentences of
-    their documents; and how many examples the sample left out."""
-    from factlab.score.jobs import sample_examples
+def sampled_sentences(sentences: pd.DataFrame, examples: pd.DataFrame, size: int, seed: int | None) -> tuple[pd.DataFrame, int]:
+    """The output sentences of the examples of `score.sample` (drawn from `examples`, the benchmark's selected
+    examples, as the scoring jobs draw it) and the source sentences of their documents; and how many examples the
+    sample left out."""
+    from factlab.sampling import sample_examples
 
-    if size is not None and seed is None:
+    if seed is None:
         raise FactlabError(f"--sample-examples {size} needs --sample-seed")
-    outputs = sentences[sentences["side"] == OUTPUT]
-    ids = pd.DataFrame({"example_id": outputs["example_id"].drop_duplicates()})
-    kept = set(sample_examples(ids, size, seed or 0)["example_id"])
-    documents = set(outputs.loc[outputs["example_id"].isin(kept), "doc_id"])
-    keep = sentences["example_id"].isin(kept) & (sentences["side"] == OUTPUT)
-    keep |= sentences["doc_id"].isin(documents) & (sentences["side"] == SOURCE)
-    return sentences[keep].reset_index(drop=True), len(ids) - len(kept)
+    kept = sample_examples(examples, size, seed)
+    keep = sentences["example_id"].isin(set(kept["example_id"])) & (sentences["side"] == OUTPUT)
+    keep |= sentences["doc_id"].isin(set(kept["doc_id"])) & (sentences["side"] == SOURCE)
+    return sentences[keep].reset_index(drop=True), len(examples) - len(kept)
 
 
 def run_report(args: argparse.Namespace) -> None:

@@ -1,7 +1,8 @@
 """`factlab score alignscore`: AlignScore of one shard of a benchmark with the trained aligner (or a hub NLI model).
 
 Every scorer command reads the same job arguments (`add_job_arguments`): the benchmark and its
-preprocessed sentences (the examples the preprocess stage kept: `--max-examples`), the shard
+preprocessed sentences (the examples the preprocess stage kept: `--max-examples`), their seeded sample
+(`--sample-examples N --sample-seed S`, score.sample, or `all`: `factlab.sampling`), the shard
 (`--shard i --shards n`: examples split by source document, `factlab.score.jobs`), and writes
 `<scorer>.parquet` (example_id, score, per-sentence detail) and a report of counts (engine: pairs,
 duplicates, batches, padding, premise cuts; seconds, pairs/s) that `factlab score merge` sums.
@@ -72,7 +73,8 @@ def job_examples(args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, int]
     """The examples of this job: those preprocess kept, their seeded sample (`--sample-examples`), then this shard's
     documents; and the count of this shard's examples the sample left out (summed by the merge)."""
     from factlab.preprocess.benchmark import select_examples
-    from factlab.score.jobs import sample_examples, shard_examples
+    from factlab.sampling import sample_examples
+    from factlab.score.jobs import shard_examples
 
     set_threads(args.threads)
     if args.sample_examples is not None and args.sample_seed is None:

@@ -1,8 +1,8 @@
 """One scoring job = (benchmark, scorer, shard): its examples, and the merge of a scorer's shards.
 
 Where `score.sampled_benchmarks` gives a scorer a benchmark, the job scores a seeded sample of its examples
-(`sample_examples`): the same examples for every scorer sampling that benchmark and for any shard count, so the
-sampled scorers' tables intersect with each other and with every full table.
+(`factlab.sampling.sample_examples`, drawn before sharding): the same examples for every scorer sampling that
+benchmark and for any shard count, so the sampled scorers' tables intersect with each other and with every full table.
 
 Examples go to shards by a stable hash of their source document, so the outputs of one document
 (which share their source chunks, hence most pairs) are scored by one job; any shard can rerun
@@ -29,24 +29,6 @@ SHARD_KEYS = ("shard", "shards")  # the merged report says how many shards it me
 def shard_of(doc_id: str, shards: int) -> int:
     """The shard of a source document: stable across runs, machines and Python versions."""
     return int(hashlib.sha256(doc_id.encode("utf-8")).hexdigest()[:12], 16) % shards
-
-
-def sample_key(example_id: str, seed: int) -> str:
-    """The example's place in every seeded sample: a hash of the seed and its id, stable across machines and versions."""
-    return hashlib.sha256(f"{seed}:{example_id}".encode()).hexdigest()
-
-
-def sample_examples(examples: pd.DataFrame, size: int | None, seed: int) -> pd.DataFrame:
-    """The `size` examples whose `sample_key` sorts first, in example_id order; all of them when `size` is None or
-    covers them. It depends on the example ids alone (not their order, the scorer or the shards), and a larger
-    sample keeps a smaller one's examples, so samples of one benchmark nest."""
-    if size is not None and size < 1:
-        raise FactlabError(f"a sample needs at least one example, got {size}")
-    if size is None or size >= len(examples):
-        return examples.reset_index(drop=True)
-    keys = examples["example_id"].map(lambda example_id: sample_key(str(example_id), seed))
-    kept = examples.loc[keys.sort_values(kind="stable").index[:size]]
-    return kept.sort_values("example_id", kind="stable").reset_index(drop=True)
 
 
 def shard_examples(examples: pd.DataFrame, shard: int, shards: int) -> pd.DataFrame:
