@@ -87,12 +87,16 @@ def with_scorer_columns(
     return frame, columns, sampled_columns
 
 
-def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], benchmark: str) -> tuple[list[str], list[str]]:
-    """(scorers whose scores vary within some system of every part, the others). The partial correlation, the system as
-    confounder, correlates what is left of a score after its system's mean: a score constant within every system of a
-    part (every summary scored 0, or one score per system) leaves nothing there, so it is left out of every part, which
-    then compare the same scorers, and named in the metrics; an error when every scorer is so. The test is the partial
-    correlation's own (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
+def varying_scorers(
+    parts: Mapping[str, pd.DataFrame], full: Sequence[str], sampled: Sequence[str], benchmark: str
+) -> tuple[list[str], list[str], list[str]]:
+    """(the `full` scorers whose scores vary within some system of every part, the `sampled` ones that do, the others).
+    The partial correlation, the system as confounder, correlates what is left of a score after its system's mean: a
+    score constant within every system of a part (every summary scored 0, or one score per system) leaves nothing
+    there, so it is left out of every part, which then compare the same scorers, and named in the metrics; an error
+    when every full scorer is so (the best is named among them). The test is the partial correlation's own
+    (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
+    scorers = [*full, *sampled]
     constant: set[str] = set()
     for name, part in parts.items():
         for scorer in sorted(set(scorers) - constant):
@@ -101,10 +105,14 @@ def varying_scorers(parts: Mapping[str, pd.DataFrame], scorers: Sequence[str], b
                 continue
             constant.add(scorer)
             LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
-    varying = [scorer for scorer in scorers if scorer not in constant]
-    if not varying:
-        raise FactlabError(f"every factlab scorer is constant within each system of some {benchmark} subset: {sorted(constant)}")
-    return varying, [scorer for scorer in scorers if scorer in constant]
+    varying_full = [scorer for scorer in full if scorer not in constant]
+    if not varying_full:
+        raise FactlabError(
+            f"every {benchmark} scorer that scored every summary is constant within each system of some subset: "
+            f"{sorted(constant)}"
+        )
+    varying_sampled = [scorer for scorer in sampled if scorer not in constant]
+    return varying_full, varying_sampled, [scorer for scorer in scorers if scorer in constant]
 
 
 def headline(
@@ -140,15 +148,12 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     for subset in sorted(set(args.subsets) - set(subsets)):
         LOG.warning("no scored FRANK summary in subset %s: left out", subset)
     parts = {subset: select_subset(frame, subset) for subset in subsets}
-    scorers, constant = varying_scorers(parts, [*full, *sampled_columns], "FRANK")
-    full = [scorer for scorer in full if scorer in scorers]
-    if not full:
-        raise FactlabError(f"every FRANK scorer that scored every summary is constant within each system: {constant}")
+    full, sampled_kept, constant = varying_scorers(parts, full, sampled_columns, "FRANK")
+    scorers = [*full, *sampled_kept]
     metrics = [*scorers, *args.compare]
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
     settings = BootstrapSettings(args.resamples, args.confidence, args.seed)
     correlations = with_bootstrap_cis(correlations, pearson_bootstrap_cis(frame, settings, metrics))
-    sampled_kept = [scorer for scorer in scorers if scorer not in full]
     correlations["sampled"] = correlations["metric"].isin(sampled_kept)  # on a seeded sample of the summaries
     comparisons = williams_comparisons(frame, args.williams_variant, metrics)
     write_csv(correlations, args.out_correlations)

@@ -38,7 +38,7 @@ from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import headline_number
 from factlab.metaeval.detection import fixed05
 from factlab.metaeval.qa_decomposition import ALL, unit_rows
-from factlab.metaeval.scorers import discrimination, grouped_interval, validation_threshold
+from factlab.metaeval.scorers import best_candidates, discrimination, grouped_interval, validation_threshold
 
 PROTOCOL_SCORER = "qasem_consistency"
 TUNING_SPLIT = "dev"  # the benchmark's validation split (upstream data/dev.jsonl)
@@ -185,8 +185,7 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
         }
     best: dict[str, Any] = {}
     for task, rows in test.dropna(subset=["bacc_fixed05"]).groupby("task", sort=True):
-        whole = rows[~rows["sampled"].astype(bool)]  # a BAcc on a seeded sample is not set beside the published ones
-        candidates = whole if len(whole) else rows
+        candidates = best_candidates(rows)  # a BAcc on a seeded sample is not set beside the published ones
         top = candidates.loc[candidates["bacc_fixed05"].idxmax()]
         published = {
             system: headline_number(by_task[str(task)] / 100)

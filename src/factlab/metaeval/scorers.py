@@ -426,6 +426,13 @@ def reliability_rows(
 PAIRED_TEST = "paired document bootstrap of the ROC AUC difference (two-sided, percentile)"
 
 
+def best_candidates(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows a best scorer is chosen from: those of scorers of the whole benchmark (`sampled` false), or every row
+    where all scored a seeded sample. Shared by detection's paired test and QA detection's headline."""
+    whole = rows[~rows["sampled"].astype(bool)]
+    return whole if len(whole) else rows
+
+
 def compare_with_best(
     table: pd.DataFrame,
     frames: Mapping[str, Mapping[str, pd.DataFrame]],
@@ -443,8 +450,7 @@ def compare_with_best(
         ranked = rows.dropna(subset=["roc_auc"])
         if ranked.empty:
             continue
-        whole = ranked[~ranked["sampled"].astype(bool)]
-        candidates = whole if len(whole) else ranked
+        candidates = best_candidates(ranked)
         best = str(candidates.loc[candidates["roc_auc"].idxmax(), "scorer"])
         best_scores = frames[best][benchmark][["example_id", "score"]].dropna()
         for index, scorer in ranked["scorer"].items():

@@ -143,17 +143,14 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
                 f"{args.benchmark}: {part[DOCUMENT].nunique()} scored article(s) in subset {subset} "
                 f"({counts[subset]['summaries']} summaries; {len(tuned)} scored summaries are tuning examples)"
             )
-    scorers, constant = varying_scorers(parts, [*full, *sampled_columns], "SummEval")
-    full = [scorer for scorer in full if scorer in scorers]
-    if not full:
-        raise FactlabError(f"every SummEval scorer that scored every summary is constant within each system: {constant}")
+    full, sampled_kept, constant = varying_scorers(parts, full, sampled_columns, "SummEval")
+    scorers = [*full, *sampled_kept]
     correlations, comparisons = [], []
     for subset, part in parts.items():
         found = subset_correlations(part, subset, scorers, args)
         correlations.append(found[0])
         comparisons.append(found[1])
     table = pd.concat(correlations, ignore_index=True)
-    sampled_kept = [scorer for scorer in scorers if scorer not in full]
     table["sampled"] = table["metric"].isin(sampled_kept)  # on a seeded sample of the summaries
     write_csv(table, args.out_correlations)
     write_csv(pd.concat(comparisons, ignore_index=True), args.out_williams)

@@ -16,7 +16,6 @@ from typing import Any
 import pandas as pd
 
 from factlab.commands import max_examples, positive_int, write_report
-from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.preprocess.benchmark import (
     OUTPUT,
@@ -125,8 +124,6 @@ def sampled_sentences(sentences: pd.DataFrame, examples: pd.DataFrame, size: int
     sample left out."""
     from factlab.sampling import sample_examples
 
-    if seed is None:
-        raise FactlabError(f"--sample-examples {size} needs --sample-seed")
     kept = sample_examples(examples, size, seed)
     keep = sentences["example_id"].isin(set(kept["example_id"])) & (sentences["side"] == OUTPUT)
     keep |= sentences["doc_id"].isin(set(kept["doc_id"])) & (sentences["side"] == SOURCE)

@@ -77,8 +77,6 @@ def job_examples(args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, int]
     from factlab.score.jobs import shard_examples
 
     set_threads(args.threads)
-    if args.sample_examples is not None and args.sample_seed is None:
-        raise FactlabError(f"--sample-examples {args.sample_examples} needs --sample-seed")
     selected = select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
     examples = shard_examples(sample_examples(selected, args.sample_examples, args.sample_seed), args.shard, args.shards)
     left_out = len(shard_examples(selected, args.shard, args.shards)) - len(examples)
