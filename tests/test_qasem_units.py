@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -119,9 +121,51 @@ def test_qas_command_checks_hub_settings_before_loading_anything(tmp_path, capsy
     from factlab.cli import main
 
     out = tmp_path / "qas.parquet"
-    command = ["preprocess", "qas", "--benchmark", "b", "--sentences", str(tmp_path / "none.parquet"), "--parser", parser]
+    command = ["preprocess", "qas", "--benchmark", "b", "--data", str(tmp_path / "none.parquet"), "--max-examples", "all"]
+    command += ["--sentences", str(tmp_path / "none.parquet"), "--sample-examples", "all", "--parser", parser]
     command += ["--model", str(tmp_path), "--device", "cpu", "--batch-size", "2", *extra, "--out", str(out), "--report", "r.json"]
     assert main(command) != 0
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and message in error[0]
     assert not out.exists()
+
+
+def test_qas_command_parses_only_the_seeded_sample_it_is_given(raw, tmp_path, monkeypatch) -> None:
+    """`--sample-examples N`: the output sentences of the scoring job's own sample (drawn, as it draws it, from the
+    examples preprocess kept) are parsed, and into the very QAs the whole run gives them; the rest is counted."""
+    from factlab.cli import main
+    from factlab.preprocess import qas as qas_module
+    from factlab.preprocess.benchmark import select_examples
+    from factlab.preprocess.sentences import split_sentences
+    from factlab.sampling import sample_examples
+
+    frame = get_spec("frank").build(raw).frame.head(12)
+    frame.to_parquet(tmp_path / "frank.parquet")
+    rows = [("source", r.doc_id, None, 0, r.source, 0) for r in frame.drop_duplicates("doc_id").itertuples()]
+    rows += [
+        ("output", r.doc_id, r.example_id, index, sentence.text, sentence.start)
+        for r in frame.itertuples()
+        for index, sentence in enumerate(split_sentences(r.output))
+    ]
+    columns = ["side", "doc_id", "example_id", "sentence_index", "text", "start"]
+    pd.DataFrame(rows, columns=columns).to_parquet(tmp_path / "sentences.parquet")
+    monkeypatch.setattr(qas_module, "load_qasem_parser", lambda *args, **kwargs: GoldAnswerParser())
+
+    def run(name: str, *sample: str) -> tuple[pd.DataFrame, dict]:
+        command = ["preprocess", "qas", "--benchmark", "frank", "--data", str(tmp_path / "frank.parquet")]
+        command += ["--max-examples", "10", "--sentences", str(tmp_path / "sentences.parquet"), *sample]
+        command += ["--parser", "trained", "--model", str(tmp_path), "--device", "cpu", "--batch-size", "4"]
+        command += ["--out", str(tmp_path / f"{name}.parquet"), "--report", str(tmp_path / f"{name}.json")]
+        assert main(command) == 0
+        return pd.read_parquet(tmp_path / f"{name}.parquet"), json.loads((tmp_path / f"{name}.json").read_text())
+
+    every, every_report = run("every", "--sample-examples", "all")
+    sampled, report = run("sampled", "--sample-examples", "4", "--sample-seed", "2022")
+    expected = sample_examples(select_examples(frame, "frank", 10), 4, seed=2022)["example_id"]
+    assert every_report["examples_not_sampled"] == 0 and "sample" not in every_report
+    assert report["examples_not_sampled"] == 6 and report["sample"] == {"examples": 4, "seed": 2022}
+    assert set(sampled["example_id"]) <= set(expected) and sampled["example_id"].nunique() >= 2
+    on_sample = every[every["example_id"].isin(set(expected))].reset_index(drop=True)
+    pd.testing.assert_frame_equal(sampled, on_sample)  # the same QAs, of the sample
+    sentences_of_sample = sum(1 for r in rows if r[0] == "output" and r[2] in set(expected))
+    assert report["output_sentences"] == sentences_of_sample < every_report["output_sentences"]

@@ -187,9 +187,9 @@ def shell_of(found: list[tuple[str, str, str]], rule: str, benchmark: str) -> st
 @pytest.mark.slow
 def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_its_seeded_sample(tmp_path: Path) -> None:
     """params.yaml: each model scorer and baseline meets every benchmark ROUGE scores (all of them), whole where
-    score.scorer_benchmarks names it and on score.sample elsewhere (but the Polytope cut, a validation set only;
-    QASemConsistency, its cost documented); OpenIE's triples are extracted for its sample only; FRANK's and
-    SummEval's correlations take the sampled tables apart; the ensemble stacks only whole tables."""
+    score.scorer_benchmarks names it and on score.sample elsewhere (but the Polytope cut, a validation set only);
+    QASemConsistency on its own sample size; OpenIE's triples and the parser's QAs are drawn for the sample only;
+    FRANK's and SummEval's correlations take the sampled tables apart; the ensemble stacks only whole tables."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]
     found = jobs(dry_run(tmp_path, {}).stdout)
     every = {re.search(r"--benchmark (\w+)", shell).group(1) for rule, _, shell in found
@@ -208,6 +208,17 @@ def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_i
                   if rule == "score_baseline" and f"factlab score {scorer.replace('_', '-')} " in shell}  # fmt: skip
         assert set(shells) == every - {"summac_polytope"}, scorer
         assert {name for name, shell in shells.items() if sample in shell} == {"true_dialfact", "true_paws", "wice_claims"}
+    # QASemConsistency: its own benchmark whole (its QA decomposition compares every example), every other one on a
+    # sample of its own size, the parser's QAs drawn for that sample alone
+    qasem_sample = (
+        f"--sample-examples {params['sample']['scorer_examples']['qasem_consistency']} --sample-seed {params['sample']['seed']}"
+    )
+    assert params["sample"]["scorer_examples"]["qasem_consistency"] != params["sample"]["examples"]
+    for rule in ("score_qasem_consistency", "preprocess_qas"):
+        assert scored(found, rule) == every - {"summac_polytope"}, rule
+        for benchmark in scored(found, rule):
+            assert (qasem_sample in shell_of(found, rule, benchmark)) == (benchmark != "qasem_consistency"), benchmark
+    assert "--sample-examples all" in shell_of(found, "score_qasem_consistency", "qasem_consistency")
     # OpenIE's triples extracted for its sample alone where it scores one
     triples = {re.search(r"--benchmark (\w+)", shell).group(1): shell for rule, _, shell in found if rule == "preprocess_triples"}
     assert set(triples) == every - {"summac_polytope"}
@@ -221,6 +232,18 @@ def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_i
     assert "results/score/summeval/summac_conv.parquet" in re.search(r"--sampled-scores (.*?) --tuning", summeval).group(1)
     # the stack's members all score whole: not where BERTScore or the cosine scores a sample
     assert not scored(found, "score_ensemble") & {"true_dialfact", "true_paws", "wice_claims"}
+
+
+@pytest.mark.slow
+def test_a_sampled_benchmark_with_gold_qas_is_a_config_error(tmp_path: Path) -> None:
+    """QASemConsistency's decomposition of a benchmark with gold QAs compares every example (and reads the scorer's own
+    table): the scorer never samples one."""
+    overrides = {"score": {"scorer_benchmarks": {"qasem_consistency": ["frank"]},
+                           "sampled_benchmarks": {"qasem_consistency": ["qasem_consistency", "xsumfaith"]}}}  # fmt: skip
+    done = dry_run(tmp_path, overrides, check=False)
+    assert done.returncode != 0
+    message = "score.sampled_benchmarks.qasem_consistency names benchmarks with gold QAs"
+    assert message in done.stdout + done.stderr and "['qasem_consistency']" in done.stdout + done.stderr
 
 
 @pytest.mark.slow

@@ -54,6 +54,15 @@ def max_examples(value: str) -> int | None:
     return None if value == "all" else positive_int(value)
 
 
+def add_sample_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """--sample-examples ('all' or N, required) and --sample-seed: the seeded sample (score.sample, factlab.sampling)
+    of the examples that `what` covers."""
+    parser.add_argument(
+        "--sample-examples", type=max_examples, required=True, help=f"'all' or N: the seeded sample of N {what} (score.sample)"
+    )
+    parser.add_argument("--sample-seed", type=int, help="the sample's seed (score.sample.seed): with --sample-examples N")
+
+
 def settings_from_mapping(values: Mapping[str, Any], cls: type[Settings], what: str) -> Settings:
     """A settings dataclass from params.yaml values; an unknown key is an error naming the known ones."""
     known = {field.name for field in fields(cls)}  # type: ignore[arg-type]

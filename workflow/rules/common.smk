@@ -183,12 +183,14 @@ def scored_by(scorer, benchmarks, sampled=None):
 
 
 def sample_arguments(scorer, benchmark):
-    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark, else all (and no seed,
-    so that changing the seed reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files
-    whose jobs take a sample (preprocess.smk: OpenIE's triples; score.smk), so that their DVC stages depend on them.
+    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark (its size the scorer's
+    score.sample.scorer_examples, else score.sample.examples), else all (and no seed, so that changing the seed
+    reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files whose jobs take a sample
+    (preprocess.smk: OpenIE's triples, the parser's QAs; score.smk), so that their DVC stages depend on them.
     """
     if benchmark in SAMPLED_BENCHMARKS.get(scorer, []):
-        return f"--sample-examples {SAMPLE['examples']} --sample-seed {SAMPLE['seed']}"
+        size = (SAMPLE.get("scorer_examples") or {}).get(scorer, SAMPLE["examples"])
+        return f"--sample-examples {size} --sample-seed {SAMPLE['seed']}"
     return "--sample-examples all"
 
 

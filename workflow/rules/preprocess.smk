@@ -7,7 +7,8 @@
 #                                                     seeded sample's sentences where it scores one (score.sample)
 #   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
 #   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser), for the
-#                                                     benchmarks whose QAs QASemConsistency reads
+#                                                     benchmarks whose QAs QASemConsistency reads; of its seeded
+#                                                     sample's sentences where it scores one (score.sample)
 
 # `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
 ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
@@ -103,7 +104,8 @@ rule preprocess_chunks:
         "--out {output.chunks} --report {output.report} > {log} 2>&1"
 
 
-# The examples OpenIE triples scores where score.sampled_benchmarks samples it (sample_arguments, common.smk).
+# The examples OpenIE triples and QASemConsistency score where score.sampled_benchmarks samples them
+# (sample_arguments, common.smk): their triples and QAs are drawn for those examples only.
 SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
 SAMPLE = param("score.sample")
 
@@ -176,6 +178,7 @@ QASEM_HUB_ARGUMENTS = (
 
 rule preprocess_qas:
     input:
+        data="results/data/{benchmark}.parquet",
         sentences="results/preprocess/{benchmark}/sentences.parquet",
         parser=list(QASEM_MODEL.values()) if QASEM_PARSER == "trained" else [],
         code=code("preprocess", "qas"),
@@ -199,8 +202,13 @@ rule preprocess_qas:
         device=param("qasem.device"),
         batch_size=param("qasem.batch_size"),
         hub=QASEM_HUB_ARGUMENTS,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments(
+            "qasem_consistency", wildcards.benchmark
+        ),
     shell:
-        "factlab preprocess qas --benchmark {wildcards.benchmark} --sentences {input.sentences} "
+        "factlab preprocess qas --benchmark {wildcards.benchmark} --data {input.data} "
+        "--max-examples {params.max_examples} --sentences {input.sentences} {params.sample} "
         "--parser {params.parser} --model {params.model} --device {params.device} --batch-size {params.batch_size} "
         "{params.hub} --out {output.qas} --report {output.report} > {log} 2>&1"
 

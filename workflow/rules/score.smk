@@ -383,8 +383,17 @@ rule scale_retrieval:
 QASEM_CONSISTENCY = param("score.qasem_consistency")
 TRAINED_QASEM_CONSISTENCY = QASEM_CONSISTENCY["model"] == "trained"
 QASEM_CONSISTENCY_MODEL_KEYS = ("model", "entailment_label")
-# Benchmarks with annotated QAs (qa_source: gold); every benchmark has the parser's (preprocess_qas).
+# Benchmarks with annotated QAs (qa_source: gold); every benchmark has the parser's (preprocess_qas). Never sampled:
+# their QA decomposition (score_qa_decomposition) compares every example, and reads the scorer's own table.
 GOLD_QAS = {"qasem_consistency": "results/data/qasem_consistency_qas.parquet"}
+_sampled_gold = sorted(
+    set(SAMPLED_BENCHMARKS.get("qasem_consistency", [])) & set(GOLD_QAS)
+)
+if _sampled_gold:
+    raise ConfigError(
+        f"params.yaml score.sampled_benchmarks.qasem_consistency names benchmarks with gold QAs, whose QA "
+        f"decomposition compares every example: {_sampled_gold}"
+    )
 
 
 QASEM_CONSISTENCY_SETTINGS = {
@@ -402,7 +411,6 @@ QASEM_CONSISTENCY_JOB = dict(
     qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
     chunk_policy=param("preprocess.alignscore.policy"),
     max_examples=PREPROCESS_MAX_EXAMPLES,
-    sample="--sample-examples all",  # QASemConsistency scores every example (score.sampled_benchmarks: not a key)
     token_budget=param("score.engine.token_budget"),
     max_batch_pairs=param("score.engine.max_batch_pairs"),
     precision=param("score.engine.precision"),
@@ -443,6 +451,9 @@ rule score_qasem_consistency:
     params:
         **QASEM_CONSISTENCY_JOB,
         settings=json.dumps(QASEM_CONSISTENCY_SETTINGS, sort_keys=True),
+        sample=lambda wildcards: sample_arguments(
+            "qasem_consistency", wildcards.benchmark
+        ),
         shard=lambda wildcards: wildcards.shard,
         shards=SCORE_SHARDS,
     shell:
@@ -515,6 +526,7 @@ rule score_qa_decomposition:
             },
             sort_keys=True,
         ),
+        sample="--sample-examples all",  # a benchmark with gold QAs is never sampled (GOLD_QAS)
         shard=0,
         shards=1,
     shell:

@@ -154,6 +154,18 @@ def select_examples(frame: pd.DataFrame, benchmark: str, max_examples: int | Non
     return selected.reset_index(drop=True)
 
 
+def sampled_sentences(sentences: pd.DataFrame, examples: pd.DataFrame, size: int, seed: int | None) -> tuple[pd.DataFrame, int]:
+    """The output sentences of the examples of a seeded sample (score.sample: drawn from `examples`, the benchmark's
+    selected examples, as the scoring jobs draw it) and the source sentences of their documents; and how many
+    examples the sample left out."""
+    from factlab.sampling import sample_examples
+
+    kept = sample_examples(examples, size, seed)
+    keep = sentences["example_id"].isin(set(kept["example_id"])) & (sentences["side"] == OUTPUT)
+    keep |= sentences["doc_id"].isin(set(kept["doc_id"])) & (sentences["side"] == SOURCE)
+    return sentences[keep].reset_index(drop=True), len(examples) - len(kept)
+
+
 def check_records(frame: pd.DataFrame, benchmark: str) -> None:
     """Every record has string `example_id` (unique), `doc_id`, `source` and `output`, and each
     doc_id one source text; else a DataError naming the benchmark and the example_id."""

@@ -15,15 +15,14 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import max_examples, positive_int, write_report
+from factlab.commands import add_sample_arguments, max_examples, positive_int, write_report
 from factlab.io import write_parquet
 from factlab.preprocess.benchmark import (
-    OUTPUT,
-    SOURCE,
     ChunkSettings,
     chunk_units,
     load_tokenizer,
     merge_reports,
+    sampled_sentences,
     select_examples,
     sentence_units,
     triple_units,
@@ -63,10 +62,7 @@ def register(commands: Any) -> None:
     _add_benchmark_arguments(triples)
     triples.add_argument("--sentences", required=True)
     triples.add_argument("--batch-size", type=positive_int, required=True)
-    triples.add_argument(
-        "--sample-examples", type=max_examples, required=True, help="'all' or N: the seeded sample OpenIE triples scores"
-    )
-    triples.add_argument("--sample-seed", type=int, help="score.sample.seed: with --sample-examples N")
+    add_sample_arguments(triples, "examples that OpenIE triples scores")
     triples.add_argument("--out", required=True, help="triples.parquet")
     triples.add_argument("--report", required=True)
     triples.set_defaults(func=run_triples)
@@ -116,18 +112,6 @@ def run_triples(args: argparse.Namespace) -> None:
         report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     write_parquet(triples, args.out)
     write_report(report, args.report)
-
-
-def sampled_sentences(sentences: pd.DataFrame, examples: pd.DataFrame, size: int, seed: int | None) -> tuple[pd.DataFrame, int]:
-    """The output sentences of the examples of `score.sample` (drawn from `examples`, the benchmark's selected
-    examples, as the scoring jobs draw it) and the source sentences of their documents; and how many examples the
-    sample left out."""
-    from factlab.sampling import sample_examples
-
-    kept = sample_examples(examples, size, seed)
-    keep = sentences["example_id"].isin(set(kept["example_id"])) & (sentences["side"] == OUTPUT)
-    keep |= sentences["doc_id"].isin(set(kept["doc_id"])) & (sentences["side"] == SOURCE)
-    return sentences[keep].reset_index(drop=True), len(examples) - len(kept)
 
 
 def run_report(args: argparse.Namespace) -> None:

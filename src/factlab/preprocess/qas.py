@@ -1,4 +1,4 @@
-"""QASem units for the preprocess stage: every output sentence of a benchmark parsed into QAs.
+"""QASem units for the preprocess stage: every output sentence of a benchmark (or of a seeded sample) parsed into QAs.
 
 Any `QASemParser` (factlab's trained one or a hub T5) fills the same table, one row per QA:
 example_id, doc_id, sentence_index, predicate_index, predicate, is_verbal, verb_form, question,
@@ -17,10 +17,11 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import add_device_arguments, positive_int, write_report
+from factlab.commands import add_device_arguments, add_sample_arguments, max_examples, positive_int, write_report
 from factlab.errors import ConfigError, DataError
 from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
+from factlab.preprocess.benchmark import sampled_sentences, select_examples
 
 QA_COLUMNS = {
     "example_id": "string",
@@ -200,9 +201,12 @@ def spacy_tokenizer() -> Callable[[str], list[str]]:
 
 
 def register(commands: Any) -> None:
-    qas = commands.add_parser("qas", help="QASem QA pairs of every output sentence")
+    qas = commands.add_parser("qas", help="QASem QA pairs of every output sentence (or of a sample's)")
     qas.add_argument("--benchmark", required=True)
+    qas.add_argument("--data", required=True, help="results/data/<benchmark>.parquet (the examples a sample is drawn from)")
+    qas.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
     qas.add_argument("--sentences", required=True)
+    add_sample_arguments(qas, "examples that QASemConsistency scores")
     qas.add_argument("--parser", choices=("trained", "hub"), required=True)
     qas.add_argument("--model", required=True, help="trained: the model folder; hub: a hub id or local folder")
     add_device_arguments(qas, precision=False)
@@ -226,6 +230,10 @@ def run_qas(args: argparse.Namespace) -> None:
         raise ConfigError(f"--parser hub needs {missing} (params.yaml qasem.hub)")
     if args.parser == "trained" and hub:
         raise ConfigError(f"--parser trained takes no hub settings, got {', '.join(HUB_ARGUMENTS[name] for name in hub)}")
+    sentences, not_sampled = pd.read_parquet(args.sentences), 0
+    if args.sample_examples is not None:
+        examples = select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
+        sentences, not_sampled = sampled_sentences(sentences, examples, args.sample_examples, args.sample_seed)
     parser = load_qasem_parser(
         args.parser,
         args.model,
@@ -233,9 +241,10 @@ def run_qas(args: argparse.Namespace) -> None:
         batch_size=args.batch_size,
         **hub,
     )
-    qas, report = qa_units(
-        pd.read_parquet(args.sentences), parser, spacy_tokenizer(), args.benchmark, parser_counts=lambda: parser.counts
-    )
+    qas, report = qa_units(sentences, parser, spacy_tokenizer(), args.benchmark, parser_counts=lambda: parser.counts)
     report["parser"] = {"kind": args.parser, "model": args.model}
+    report["examples_not_sampled"] = not_sampled
+    if args.sample_examples is not None:
+        report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     write_parquet(qas, args.out)
     write_report(report, args.report)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from factlab.commands import add_device_arguments, max_examples, positive_int, write_report
+from factlab.commands import add_device_arguments, add_sample_arguments, max_examples, positive_int, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.runtime import set_threads
@@ -47,10 +47,7 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
     parser.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
     parser.add_argument("--sentences", required=True, help="results/preprocess/<benchmark>/sentences.parquet")
     parser.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
-    parser.add_argument(
-        "--sample-examples", type=max_examples, required=True, help="'all' or N: a seeded sample of N of them (score.sample)"
-    )
-    parser.add_argument("--sample-seed", type=int, help="the sample's seed (score.sample.seed): with --sample-examples N")
+    add_sample_arguments(parser, "of them")
     parser.add_argument("--shard", type=int, required=True, help="this job's shard, 0 <= shard < shards")
     parser.add_argument("--shards", type=positive_int, required=True)
     parser.add_argument("--threads", type=positive_int, required=True)
