@@ -66,10 +66,11 @@ def fit(root: Path, given: tuple[str, ...] = tuple(MEMBERS), **overrides) -> int
     return main(command)
 
 
-def score(root: Path, shard: int = 0, shards: int = 1) -> int:
+def score(root: Path, shard: int = 0, shards: int = 1, sample: tuple[str, ...] = ("all",)) -> int:
     scores = [str(root / "results" / "score" / SCORED / f"{member}.parquet") for member in MEMBERS]
     command = ["score", "ensemble", "--benchmark", SCORED, "--data", str(root / "results" / "data" / f"{SCORED}.parquet"),
-               "--max-examples", "all", "--shard", str(shard), "--shards", str(shards), "--threads", "1", "--scores", *scores,
+               "--max-examples", "all", "--sample-examples", *sample,
+               "--shard", str(shard), "--shards", str(shards), "--threads", "1", "--scores", *scores,
                "--model", str(root / "model.json"), "--out", str(root / f"out{shard}.parquet"),
                "--report", str(root / f"report{shard}.json")]  # fmt: skip
     return main(command)
@@ -187,6 +188,29 @@ def test_an_unscored_member_leaves_the_example_unscored_and_the_fit_counts_it(tm
     got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")["score"]
     assert got.loc[scored_part["example_id"].iloc[:3]].isna().all() and got.notna().sum() == len(scored_part) - 3
     assert json.loads((tmp_path / "report0.json").read_text())["examples_unscored_member"] == 3
+
+
+def test_where_a_member_scored_a_sample_the_stack_scores_that_sample(tmp_path, frank) -> None:
+    """A member of a seeded sample (score.sample), the others whole: the stack scores exactly the sample's examples
+    (drawn as the member's job drew it), every one of them, to the values it gives them on the whole benchmark."""
+    from factlab.preprocess.benchmark import select_examples
+    from factlab.sampling import sample_examples
+
+    fit_part, scored_part = split(frank)
+    write_benchmark(tmp_path, FIT, fit_part)
+    write_benchmark(tmp_path, SCORED, scored_part)
+    assert fit(tmp_path) == 0 and score(tmp_path) == 0
+    whole = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")["score"]
+    drawn = sample_examples(select_examples(scored_part.drop(columns=list(MEMBERS.values())), SCORED), 50, seed=2022)
+    member = tmp_path / "results" / "score" / SCORED / "factcc.parquet"
+    pd.read_parquet(member).merge(drawn[["example_id"]]).to_parquet(member)  # FactCC scored its sample only
+    assert score(tmp_path, sample=("50", "--sample-seed", "2022")) == 0
+    got = pd.read_parquet(tmp_path / "out0.parquet").set_index("example_id")["score"]
+    assert sorted(got.index) == sorted(drawn["example_id"]) and got.notna().all()
+    assert np.allclose(got.to_numpy(), whole.loc[got.index].to_numpy())
+    report = json.loads((tmp_path / "report0.json").read_text())
+    assert report["examples_unscored_member"] == 0 and report["examples_not_sampled"] == len(scored_part) - 50
+    assert report["sample"] == {"examples": 50, "seed": 2022}
 
 
 def test_bad_settings_and_inputs_are_one_line_errors(tmp_path, frank, capsys) -> None:

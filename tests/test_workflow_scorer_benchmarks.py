@@ -151,9 +151,18 @@ def test_the_ensemble_scores_what_its_members_score_but_never_its_fit_data(tmp_p
     found = default_jobs
     fit_data = set(params["ensemble"]["validation_benchmarks"])
     every = scored(found, "preprocess_sentences")
-    restricted = params["scorer_benchmarks"]
-    members_everywhere = set.intersection(*(set(restricted.get(member) or every) for member in params["ensemble"]["members"]))
+    restricted, sampled = params["scorer_benchmarks"], params["sampled_benchmarks"]
+    members_everywhere = set.intersection(
+        *(set(restricted.get(member) or every) | set(sampled.get(member, [])) for member in params["ensemble"]["members"])
+    )
     assert scored(found, "score_ensemble") == members_everywhere - fit_data and len(members_everywhere - fit_data) > 10
+    # on the members' sample where one of them scores a sample (the others whole), else on every example
+    member_sampled = {name for member in params["ensemble"]["members"] for name in sampled.get(member, [])}
+    assert member_sampled & members_everywhere
+    sample = f"--sample-examples {params['sample']['examples']} --sample-seed {params['sample']['seed']}"
+    for benchmark in scored(found, "score_ensemble"):
+        shell = shell_of(found, "score_ensemble", benchmark)
+        assert (sample in shell) == (benchmark in member_sampled) != ("--sample-examples all" in shell), benchmark
     fitted = next(inputs for rule, inputs, _ in found if rule == "fit_ensemble").split(", ")
     for benchmark in fit_data:
         assert f"results/data/{benchmark}.parquet" in fitted
@@ -230,8 +239,10 @@ def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_i
     assert "summac_zs" not in full_scores
     summeval = next(shell for rule, _, shell in found if rule == "correlate_summeval_scorers")
     assert "results/score/summeval/summac_conv.parquet" in re.search(r"--sampled-scores (.*?) --tuning", summeval).group(1)
-    # the stack's members all score whole: not where BERTScore or the cosine scores a sample
-    assert not scored(found, "score_ensemble") & {"true_dialfact", "true_paws", "wice_claims"}
+    # the stack scores the sample where BERTScore or the cosine scores one: its table is read as a sampled one
+    assert scored(found, "score_ensemble") >= {"true_dialfact", "true_paws", "wice_claims"}
+    detection = next(shell for rule, _, shell in found if rule == "evaluate_detection")
+    assert "results/score/wice_claims/ensemble.parquet" in re.search(r"--sampled-scores (.*?) --", detection).group(1)
 
 
 @pytest.mark.slow

@@ -165,31 +165,56 @@ def scored_by(scorer, benchmarks, sampled=None):
         or (name in on_sample and sampled is not False)
     ]
     if scorer == "ensemble":
-        # the stack scores what every member scores whole, but never its own fit data, and nothing when none of its
-        # fit data is scored (ENSEMBLE_FIT_BENCHMARKS, score.smk)
+        # the stack scores what every member scores, on the members' sample where one samples it (ensemble_sample),
+        # but never its own fit data, and nothing when none of its fit data is scored (ENSEMBLE_FIT_BENCHMARKS, score.smk)
         fit = set(param("score.ensemble.validation_benchmarks"))
         members = [
-            scored_by(member, benchmarks, sampled=False)
-            for member in param("score.ensemble.members")
+            scored_by(member, benchmarks) for member in param("score.ensemble.members")
         ]
         names = [
             name
-            for name in names
-            if ENSEMBLE_FIT_BENCHMARKS
+            for name in benchmarks
+            if name in chosen
+            and ENSEMBLE_FIT_BENCHMARKS
             and name not in fit
             and all(name in scored for scored in members)
+            and sampled in (None, ensemble_sample(name) is not None)
         ]
     return names
 
 
+def sample_size(scorer, sample):
+    """The examples of the scorer's samples (`sample`: score.sample): its scorer_examples, else examples."""
+    return (sample.get("scorer_examples") or {}).get(scorer, sample["examples"])
+
+
+def ensemble_sample(benchmark):
+    """The ensemble's sample of a benchmark where a member samples it: the smallest of the members' samples, which
+    every member scored (samples of a benchmark nest, and the others score it whole); None where all score it whole.
+    Read while parsing (ENSEMBLE_SAMPLES, score.smk, holds it for the jobs)."""
+    sizes = [
+        sample_size(member, param("score.sample"))
+        for member in param("score.ensemble.members")
+        if benchmark in sampled_benchmarks(member)
+    ]
+    return min(sizes) if sizes else None
+
+
 def sample_arguments(scorer, benchmark):
-    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark (its size the scorer's
-    score.sample.scorer_examples, else score.sample.examples), else all (and no seed, so that changing the seed
-    reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files whose jobs take a sample
+    """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark (of sample_size; the
+    ensemble: ENSEMBLE_SAMPLES), else all (and no seed, so that changing the seed reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files whose jobs take a sample
     (preprocess.smk: OpenIE's triples, the parser's QAs; score.smk), so that their DVC stages depend on them.
     """
-    if benchmark in SAMPLED_BENCHMARKS.get(scorer, []):
-        size = (SAMPLE.get("scorer_examples") or {}).get(scorer, SAMPLE["examples"])
+    size = (
+        ENSEMBLE_SAMPLES.get(benchmark)
+        if scorer == "ensemble"
+        else (
+            sample_size(scorer, SAMPLE)
+            if benchmark in SAMPLED_BENCHMARKS.get(scorer, [])
+            else None
+        )
+    )
+    if size is not None:
         return f"--sample-examples {size} --sample-seed {SAMPLE['seed']}"
     return "--sample-examples all"
 

@@ -600,6 +600,8 @@ ENSEMBLE = param("score.ensemble")
 ENSEMBLE_FIT_BENCHMARKS = [
     name for name in ENSEMBLE["validation_benchmarks"] if name in SCORE_BENCHMARKS
 ]
+# The ensemble's sample of each benchmark where a member scores one (sample_arguments, common.smk).
+ENSEMBLE_SAMPLES = {name: ensemble_sample(name) for name in SCORE_BENCHMARKS}
 if "ensemble" in SCORERS:
     _absent = sorted(set(ENSEMBLE["members"]) - set(SCORERS))
     if _absent:
@@ -672,10 +674,12 @@ rule score_ensemble:
         mem_mb=param("score.mem_mb"),
     params:
         max_examples=PREPROCESS_MAX_EXAMPLES,
+        sample=lambda wildcards: sample_arguments("ensemble", wildcards.benchmark),
         shards=SCORE_SHARDS,
     shell:
         "factlab score ensemble --benchmark {wildcards.benchmark} --data {input.data} "
-        "--max-examples {params.max_examples} --shard {wildcards.shard} --shards {params.shards} --threads {threads} "
+        "--max-examples {params.max_examples} {params.sample} "
+        "--shard {wildcards.shard} --shards {params.shards} --threads {threads} "
         "--scores {input.scores} --model {input.model} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 

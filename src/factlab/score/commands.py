@@ -94,7 +94,7 @@ def write_job(
     """The job's score table and its report (counts, seconds, pairs/s where pairs were scored)."""
     write_parquet(scores, args.out)
     report = {"benchmark": args.benchmark, "scorer": scorer, "shard": args.shard, "shards": args.shards, **job, **counts}
-    if getattr(args, "sample_examples", None) is not None:  # the ensemble scores whole benchmarks: no sample argument
+    if args.sample_examples is not None:
         report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     report["score_seconds"] = round(seconds, 2)
     write_report(with_pair_rate(report), args.report)

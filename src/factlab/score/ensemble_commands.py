@@ -15,9 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import max_examples, positive_int, settings_from_json
+from factlab.commands import add_sample_arguments, max_examples, positive_int, settings_from_json
 from factlab.errors import FactlabError
-from factlab.score.commands import write_job
+from factlab.score.commands import job_examples, write_job
 
 LOG = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ def register(commands: Any) -> None:
     job.add_argument("--benchmark", required=True)
     job.add_argument("--data", required=True, help="results/data/<benchmark>.parquet")
     job.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
+    add_sample_arguments(job, "of them that its members scored (the smallest of their samples)")
     job.add_argument("--shard", type=int, required=True)
     job.add_argument("--shards", type=positive_int, required=True)
     job.add_argument("--threads", type=positive_int, required=True)
@@ -78,18 +79,14 @@ def run_fit(args: argparse.Namespace) -> None:
 
 
 def run_ensemble(args: argparse.Namespace) -> None:
-    from factlab.preprocess.benchmark import select_examples
     from factlab.score.ensemble import EnsembleModel, score_examples
-    from factlab.score.jobs import shard_examples
 
     started = time.perf_counter()
     model = EnsembleModel.load(args.model)
-    examples = shard_examples(
-        select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples), args.shard, args.shards
-    )
+    examples, sampled = job_examples(args)
     scores = scores_by_benchmark(args.scores)
     other = sorted(set(scores) - {args.benchmark})
     if other:
         raise FactlabError(f"ensemble on {args.benchmark}: --scores holds tables of other benchmarks {other}")
     table, counts = score_examples(examples, scores.get(args.benchmark, {}), model, args.benchmark)
-    write_job(args, "ensemble", table, counts, time.perf_counter() - started, members=model.members)
+    write_job(args, "ensemble", table, counts | sampled, time.perf_counter() - started, members=model.members)
