@@ -198,8 +198,8 @@ def test_tuning_overlap_is_the_share_of_examples_sharing_word_runs_not_equal_str
 
 def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every_scorer(tmp_path, capsys) -> None:
     """Real QAGS-XSum records: a reported benchmark holding two of cut B's articles overlaps the tuning data in half its
-    examples, for a scorer that scored only cut A (its head and chunks may come from B) and for one that scored no cut
-    (the ensemble, fitted on them)."""
+    examples, for a scorer that scored only cut A (its head and chunks may come from B; here on a seeded sample of it,
+    which the report names) and for one that scored no cut (the ensemble, fitted on them)."""
     from factlab.cli import main
 
     records = pd.read_csv(Path(__file__).parent / "fixtures" / "byo_qags_xsum_head.csv")
@@ -226,7 +226,8 @@ def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every
             part = parts[name]
             part[["example_id"]].assign(score=np.linspace(0.2, 0.8, len(part))).to_parquet(path)
             scores.append(str(path))
-    command = ["metaeval", "detection", "--scores", *scores,
+    sampled_cut = scores.pop(0)  # one_cut's cut A: a sampled table (score.sample), tuned on all the same
+    command = ["metaeval", "detection", "--scores", *scores, "--sampled-scores", sampled_cut,
                "--data", *(str(tmp_path / "data" / f"{name}.parquet") for name in parts),
                "--validation", "cut_a", "cut_b", "--resamples", "20", "--confidence", "0.9", "--seed", "1",
                "--ece-bins", "2", "--reliability-bins", "2", "--out", str(tmp_path / "auc.csv"),
@@ -237,6 +238,9 @@ def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every
     assert set(table["benchmark"]) == {"reported"}
     assert table.loc["one_cut", "tuning_overlap"] == pytest.approx(0.5)
     assert table.loc["no_cut", "tuning_overlap"] == pytest.approx(0.5)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["thresholds_tuned_on_sample"] == {"one_cut": ["cut_a"]}
+    assert report["thresholds"]["one_cut"] is not None and report["thresholds"]["no_cut"] is None
     # metrics.json: every scorer's headline numbers on the reported benchmark, against scikit-learn.
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     reported = parts["reported"]

@@ -198,7 +198,7 @@ def test_the_default_gives_every_scorer_every_evaluation_benchmark_whole_or_on_i
     """params.yaml: each model scorer and baseline meets every benchmark ROUGE scores (all of them), whole where
     score.scorer_benchmarks names it and on score.sample elsewhere (but the Polytope cut, a validation set only);
     QASemConsistency on its own sample size; OpenIE's triples and the parser's QAs are drawn for the sample only;
-    FRANK's and SummEval's correlations take the sampled tables apart; the ensemble stacks only whole tables."""
+    FRANK's and SummEval's correlations take the sampled tables apart; the ensemble scores its members' sample."""
     params = yaml.safe_load((ROOT / "params.yaml").read_text())["score"]
     found = jobs(dry_run(tmp_path, {}).stdout)
     every = {re.search(r"--benchmark (\w+)", shell).group(1) for rule, _, shell in found

@@ -1,4 +1,4 @@
-"""Seeded samples of a benchmark's examples (`score.sample`): the scoring jobs' and OpenIE's triple extraction's.
+"""Seeded samples of a benchmark's examples (`score.sample`): the scoring jobs', OpenIE's triples' and the parser's QAs'.
 
 A module of its own so that the preprocess and score stages share it without either importing the other's code
 (each rule's code inputs are its command's import closure).

@@ -148,7 +148,7 @@ def detection_inputs(benchmarks, validation):
 
 # Which scorer scores which benchmark: every scored benchmark, unless score.scorer_benchmarks names a
 # non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all);
-# and, on the benchmarks score.sampled_benchmarks names for it, a seeded sample of score.sample.examples examples.
+# and, on the benchmarks score.sampled_benchmarks names for it, a seeded sample (score.sample: sample_size).
 def sampled_benchmarks(scorer):
     return param("score.sampled_benchmarks").get(scorer) or []
 

@@ -601,7 +601,7 @@ ENSEMBLE_FIT_BENCHMARKS = [
     name for name in ENSEMBLE["validation_benchmarks"] if name in SCORE_BENCHMARKS
 ]
 # The ensemble's sample of each benchmark where a member scores one (sample_arguments, common.smk).
-ENSEMBLE_SAMPLES = {name: ensemble_sample(name) for name in SCORE_BENCHMARKS}
+ENSEMBLE_SAMPLES = {name: ensemble_sample(name) for name in PREPROCESS_BENCHMARKS}
 if "ensemble" in SCORERS:
     _absent = sorted(set(ENSEMBLE["members"]) - set(SCORERS))
     if _absent:

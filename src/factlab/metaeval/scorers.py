@@ -321,6 +321,7 @@ def run_detection(args: argparse.Namespace) -> None:
         if on_sample:
             sampled.add((scorer, benchmark))
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
+    report["thresholds_tuned_on_sample"] = {}  # scorer -> its validation benchmarks scored on a seeded sample
     report["groups"] = groups
     overlaps = TuningOverlap(data, args.validation)
     reliability: list[dict[str, Any]] = []
@@ -328,6 +329,8 @@ def run_detection(args: argparse.Namespace) -> None:
         tuning = {name: frame for name, frame in frames.items() if name in args.validation}
         threshold = validation_threshold(tuning)
         report["thresholds"][scorer] = threshold
+        if on_sample := sorted(name for name in tuning if (scorer, name) in sampled):
+            report["thresholds_tuned_on_sample"][scorer] = on_sample
         pooled = pooled_validation(tuning)
         calibrate = None if pooled is None else isotonic_calibrator(pooled["label"].astype(int), pooled["score"])
         reported = {benchmark: frame for benchmark, frame in sorted(frames.items()) if benchmark not in tuning}

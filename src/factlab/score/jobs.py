@@ -1,8 +1,9 @@
 """One scoring job = (benchmark, scorer, shard): its examples, and the merge of a scorer's shards.
 
 Where `score.sampled_benchmarks` gives a scorer a benchmark, the job scores a seeded sample of its examples
-(`factlab.sampling.sample_examples`, drawn before sharding): the same examples for every scorer sampling that
-benchmark and for any shard count, so the sampled scorers' tables intersect with each other and with every full table.
+(`factlab.sampling.sample_examples`, drawn before sharding): for any shard count, and nested (a scorer's smaller
+sample, score.sample.scorer_examples, is part of the others'), so the sampled scorers' tables intersect with each
+other and with every full table.
 
 Examples go to shards by a stable hash of their source document, so the outputs of one document
 (which share their source chunks, hence most pairs) are scored by one job; any shard can rerun
