@@ -132,6 +132,22 @@ def test_a_constant_scorer_is_left_out_and_named(tmp_path, tables) -> None:
     assert metrics["best_partial_pearson"] == pytest.approx(0.2039, abs=1e-4)
 
 
+def test_a_sampled_scorer_whose_summaries_have_one_rating_per_system_is_left_out_and_named(tmp_path, tables) -> None:
+    """A sample (here: every CNN/DM summary, and the XSum summaries rated 0, as a small sample of XSum's mostly
+    unfaithful summaries could be) whose ratings are constant within each system of a subset: its partial correlation
+    there is undefined, so the scorer is left out and named, and the table is still made for the others."""
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    xsum = labels["subset"] == "xsum"
+    chosen = labels.loc[~xsum | (labels["human_score"] == 0), ["example_id"]]
+    assert (labels.loc[xsum, "human_score"] == 0).sum() < xsum.sum()  # XSum's ratings vary, not those chosen
+    rouge = chosen.merge(released[["example_id", "Rouge L"]]).rename(columns={"Rouge L": "score"})
+    correlations, _, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge_sample": rouge})
+    assert set(correlations["metric"]) == {"factlab factcc_copy", "BertScore P Art"}
+    assert metrics["scorers_left_out_unvarying_rating"] == ["factlab rouge_sample"]
+    assert metrics["constant_scorers_left_out"] == [] and metrics["sampled_scorers_n"] == {}
+
+
 def test_the_compared_metrics_are_compared_with_each_other_too_so_the_figures_get_a_full_matrix(tmp_path, tables) -> None:
     """Every pair of metrics has its Williams row, the two released ones included (the published module's numbers on
     the same summaries), so the Williams and metric-matrix figures draw every cell."""

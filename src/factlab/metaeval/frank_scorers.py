@@ -89,30 +89,41 @@ def with_scorer_columns(
 
 def varying_scorers(
     parts: Mapping[str, pd.DataFrame], full: Sequence[str], sampled: Sequence[str], benchmark: str
-) -> tuple[list[str], list[str], list[str]]:
-    """(the `full` scorers whose scores vary within some system of every part, the `sampled` ones that do, the others).
-    The partial correlation, the system as confounder, correlates what is left of a score after its system's mean: a
-    score constant within every system of a part (every summary scored 0, or one score per system) leaves nothing
-    there, so it is left out of every part, which then compare the same scorers, and named in the metrics; an error
-    when every full scorer is so (the best is named among them). The test is the partial correlation's own
-    (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(the `full` scorers whose scores and whose summaries' ratings vary within some system of every part, the
+    `sampled` ones that do, those whose scores do not, those whose summaries' ratings do not). The partial correlation,
+    the system as confounder, correlates what is left of a score and of a rating after their system's means: a score
+    constant within every system of a part (every summary scored 0, or one score per system) leaves nothing there, and
+    so does a rating constant within every system among the summaries a scorer scored (a small seeded sample of a
+    subset whose ratings are mostly 0); such a scorer is left out of every part, which then compare the same scorers,
+    and named in the metrics; an error when every full scorer is so (the best is named among them). The test is the
+    partial correlation's own (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
     scorers = [*full, *sampled]
     constant: set[str] = set()
+    unvarying_rating: set[str] = set()
     for name, part in parts.items():
-        for scorer in sorted(set(scorers) - constant):
+        for scorer in sorted(set(scorers) - constant - unvarying_rating):
             kept = part.dropna(subset=[scorer, HUMAN, CONFOUNDER])
-            if len(kept) and varies_within_confounders(kept[scorer], [kept[CONFOUNDER].to_numpy()]):
-                continue
-            constant.add(scorer)
-            LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
-    varying_full = [scorer for scorer in full if scorer not in constant]
+            systems = [kept[CONFOUNDER].to_numpy()]
+            if not len(kept) or not varies_within_confounders(kept[scorer], systems):
+                constant.add(scorer)
+                LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
+            elif not varies_within_confounders(kept[HUMAN], systems):
+                unvarying_rating.add(scorer)
+                LOG.warning("the %s %s summaries %s scored have one rating per system: left out", name, benchmark, scorer)
+    varying_full = [scorer for scorer in full if scorer not in constant | unvarying_rating]
     if not varying_full:
         raise FactlabError(
             f"every {benchmark} scorer that scored every summary is constant within each system of some subset: "
-            f"{sorted(constant)}"
+            f"{sorted(constant | unvarying_rating)}"
         )
-    varying_sampled = [scorer for scorer in sampled if scorer not in constant]
-    return varying_full, varying_sampled, [scorer for scorer in scorers if scorer in constant]
+    varying_sampled = [scorer for scorer in sampled if scorer not in constant | unvarying_rating]
+    return (
+        varying_full,
+        varying_sampled,
+        [scorer for scorer in scorers if scorer in constant],
+        [scorer for scorer in scorers if scorer in unvarying_rating],
+    )
 
 
 def headline(
@@ -148,7 +159,7 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     for subset in sorted(set(args.subsets) - set(subsets)):
         LOG.warning("no scored FRANK summary in subset %s: left out", subset)
     parts = {subset: select_subset(frame, subset) for subset in subsets}
-    full, sampled_kept, constant = varying_scorers(parts, full, sampled_columns, "FRANK")
+    full, sampled_kept, constant, unvarying_rating = varying_scorers(parts, full, sampled_columns, "FRANK")
     scorers = [*full, *sampled_kept]
     metrics = [*scorers, *args.compare]
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
@@ -160,7 +171,8 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     write_csv(comparisons, args.out_williams)
     write_csv(category_ablation(frame, subsets, args.variant, metrics), args.out_ablation)
     summary = headline(correlations, comparisons, full, sampled_kept)
-    write_json({**summary, "constant_scorers_left_out": constant}, args.out_metrics)
+    left_out = {"constant_scorers_left_out": constant, "scorers_left_out_unvarying_rating": unvarying_rating}
+    write_json({**summary, **left_out}, args.out_metrics)
 
 
 def register(commands: Any) -> None:
