@@ -63,6 +63,13 @@ def add_sample_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--sample-seed", type=int, help="the sample's seed (score.sample.seed): with --sample-examples N")
 
 
+def sample_record(args: argparse.Namespace) -> dict[str, Any]:
+    """What a report records of the job's sample (`add_sample_arguments`): `sample`, where it drew one."""
+    if args.sample_examples is None:
+        return {}
+    return {"sample": {"examples": args.sample_examples, "seed": args.sample_seed}}
+
+
 def settings_from_mapping(values: Mapping[str, Any], cls: type[Settings], what: str) -> Settings:
     """A settings dataclass from params.yaml values; an unknown key is an error naming the known ones."""
     known = {field.name for field in fields(cls)}  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import add_sample_arguments, max_examples, positive_int, write_report
+from factlab.commands import add_sample_arguments, max_examples, positive_int, sample_record, write_report
 from factlab.io import write_parquet
 from factlab.preprocess.benchmark import (
     ChunkSettings,
@@ -103,15 +103,20 @@ def run_chunks(args: argparse.Namespace) -> None:
 
 
 def run_triples(args: argparse.Namespace) -> None:
-    sentences = pd.read_parquet(args.sentences)
-    not_sampled = 0
-    if args.sample_examples is not None:
-        sentences, not_sampled = sampled_sentences(sentences, _read_examples(args), args.sample_examples, args.sample_seed)
-    triples, report = triple_units(sentences, args.benchmark, args.batch_size, examples_not_sampled=not_sampled)
-    if args.sample_examples is not None:
-        report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
+    sentences, sample = sentences_of_sample(pd.read_parquet(args.sentences), args)
+    triples, report = triple_units(sentences, args.benchmark, args.batch_size, sample["examples_not_sampled"])
     write_parquet(triples, args.out)
-    write_report(report, args.report)
+    write_report(report | sample, args.report)
+
+
+def sentences_of_sample(sentences: pd.DataFrame, args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The sentences of the job's seeded sample (`--sample-examples`, drawn from `--data`'s selected examples as the
+    scoring jobs draw it; every sentence with 'all'), and what its report records: the examples the sample left out
+    and the sample. Shared by the triples and the parser's QAs."""
+    if args.sample_examples is None:
+        return sentences, {"examples_not_sampled": 0}
+    kept, not_sampled = sampled_sentences(sentences, _read_examples(args), args.sample_examples, args.sample_seed)
+    return kept, {"examples_not_sampled": not_sampled, **sample_record(args)}
 
 
 def run_report(args: argparse.Namespace) -> None:

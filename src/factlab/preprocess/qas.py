@@ -21,7 +21,7 @@ from factlab.commands import add_device_arguments, add_sample_arguments, max_exa
 from factlab.errors import ConfigError, DataError
 from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
-from factlab.preprocess.benchmark import sampled_sentences, select_examples
+from factlab.preprocess.commands import sentences_of_sample
 
 QA_COLUMNS = {
     "example_id": "string",
@@ -230,10 +230,7 @@ def run_qas(args: argparse.Namespace) -> None:
         raise ConfigError(f"--parser hub needs {missing} (params.yaml qasem.hub)")
     if args.parser == "trained" and hub:
         raise ConfigError(f"--parser trained takes no hub settings, got {', '.join(HUB_ARGUMENTS[name] for name in hub)}")
-    sentences, not_sampled = pd.read_parquet(args.sentences), 0
-    if args.sample_examples is not None:
-        examples = select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)
-        sentences, not_sampled = sampled_sentences(sentences, examples, args.sample_examples, args.sample_seed)
+    sentences, sample = sentences_of_sample(pd.read_parquet(args.sentences), args)
     parser = load_qasem_parser(
         args.parser,
         args.model,
@@ -243,8 +240,5 @@ def run_qas(args: argparse.Namespace) -> None:
     )
     qas, report = qa_units(sentences, parser, spacy_tokenizer(), args.benchmark, parser_counts=lambda: parser.counts)
     report["parser"] = {"kind": args.parser, "model": args.model}
-    report["examples_not_sampled"] = not_sampled
-    if args.sample_examples is not None:
-        report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
     write_parquet(qas, args.out)
-    write_report(report, args.report)
+    write_report(report | sample, args.report)

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from factlab.commands import add_device_arguments, add_sample_arguments, max_examples, positive_int, write_report
+from factlab.commands import (
+    add_device_arguments,
+    add_sample_arguments,
+    max_examples,
+    positive_int,
+    sample_record,
+    write_report,
+)
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.runtime import set_threads
@@ -94,8 +101,7 @@ def write_job(
     """The job's score table and its report (counts, seconds, pairs/s where pairs were scored)."""
     write_parquet(scores, args.out)
     report = {"benchmark": args.benchmark, "scorer": scorer, "shard": args.shard, "shards": args.shards, **job, **counts}
-    if args.sample_examples is not None:
-        report["sample"] = {"examples": args.sample_examples, "seed": args.sample_seed}
+    report |= sample_record(args)
     report["score_seconds"] = round(seconds, 2)
     write_report(with_pair_rate(report), args.report)
 
