@@ -148,6 +148,36 @@ def test_a_sampled_scorer_whose_summaries_have_one_rating_per_system_is_left_out
     assert metrics["constant_scorers_left_out"] == [] and metrics["sampled_scorers_n"] == {}
 
 
+def test_an_ablation_cell_whose_flipped_rating_is_one_per_system_on_a_sample_is_nan_and_named(tmp_path, tables) -> None:
+    """A seeded sample of 20 summaries (seed 1) whose ratings vary within systems in every subset, but whose
+    Discourse-errors and coreference-errors flips do not on CNN/DM (checked below with pandas): those two ablation
+    cells are undefined, so they are NaN and named, the other cells and the figure are still made."""
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    sample = sample_examples(labels, 20, seed=1)
+    rouge = sample[["example_id"]].merge(released[["example_id", "Rouge L"]]).rename(columns={"Rouge L": "score"})
+    _, _, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge_sample": rouge})
+    on_sample = published.join_scores(labels, released).merge(sample[["example_id"]])
+    cnndm = on_sample[on_sample["subset"] == "cnndm"]
+    assert cnndm.groupby("system")["human_score"].nunique().max() > 1
+    for flip in ("Flip_Discourse_Errors", "Flip_CorefE"):
+        assert cnndm.groupby("system")[flip].nunique().max() == 1
+    assert metrics["scorers_left_out_unvarying_rating"] == [] and metrics["sampled_scorers_n"] == {"rouge_sample": 20}
+    assert metrics["ablation_cells_undefined"] == [
+        "factlab rouge_sample / cnndm / Discourse_Errors",
+        "factlab rouge_sample / cnndm / CorefE",
+    ]
+    ablation = pd.read_csv(tmp_path / "out" / "a.csv")
+    undefined = ablation[ablation["pearson_flipped"].isna()]
+    assert len(undefined) == 2 and undefined["pearson_influence"].isna().all() and (undefined["n"] == len(cnndm)).all()
+    sample_rows = ablation[ablation["metric"] == "factlab rouge_sample"]
+    assert sample_rows["pearson_flipped"].notna().sum() == len(sample_rows) - 2 > 0
+    figure = tmp_path / "ablation.png"
+    command = ["paper", "frank-ablation-figure", "--ablation", str(tmp_path / "out" / "a.csv"),
+               "--correlations", str(tmp_path / "out" / "c.csv"), "--out", str(figure)]  # fmt: skip
+    assert main(command) == 0 and figure.read_bytes()[:4] == b"\x89PNG"
+
+
 def test_the_compared_metrics_are_compared_with_each_other_too_so_the_figures_get_a_full_matrix(tmp_path, tables) -> None:
     """Every pair of metrics has its Williams row, the two released ones included (the published module's numbers on
     the same summaries), so the Williams and metric-matrix figures draw every cell."""

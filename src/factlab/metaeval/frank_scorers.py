@@ -11,7 +11,9 @@ Williams test says its `n`):
 - Williams tests between every pair of them: each factlab scorer against each compared metric and against each
   other, and the compared metrics against each other on the same summaries (the figures' full matrix);
 - FRANK's error-category ablation (`category_ablation`: correlation with Factuality minus with the
-  score that leaves one category's errors out), per subset, for every scorer and compared metric.
+  score that leaves one category's errors out), per subset, for every scorer and compared metric; a cell whose
+  flipped rating is constant within each system of a sampled scorer's summaries is NaN and named in `metrics.json`
+  (`ablation_cells_undefined`).
 `metrics.json` names the best factlab scorer of `--scores` on all data, its partial Pearson, that of
 BERTScore-P-Art, and the Williams p of their difference.
 """
@@ -40,6 +42,7 @@ from factlab.metaeval.published.frank import (
     metric_human_correlations,
     pearson_bootstrap_cis,
     select_subset,
+    undefined_ablation_cells,
     williams_comparisons,
     with_bootstrap_cis,
     write_csv,
@@ -169,10 +172,14 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     comparisons = williams_comparisons(frame, args.williams_variant, metrics)
     write_csv(correlations, args.out_correlations)
     write_csv(comparisons, args.out_williams)
-    write_csv(category_ablation(frame, subsets, args.variant, metrics), args.out_ablation)
+    ablation = category_ablation(frame, subsets, args.variant, metrics)
+    write_csv(ablation, args.out_ablation)
     summary = headline(correlations, comparisons, full, sampled_kept)
     left_out = {"constant_scorers_left_out": constant, "scorers_left_out_unvarying_rating": unvarying_rating}
-    write_json({**summary, **left_out}, args.out_metrics)
+    undefined = {"ablation_cells_undefined": undefined_ablation_cells(ablation)}
+    for cell in undefined["ablation_cells_undefined"]:
+        LOG.warning("ablation %s: the flipped rating is constant within each system of the summaries scored: NaN", cell)
+    write_json({**summary, **left_out, **undefined}, args.out_metrics)
 
 
 def register(commands: Any) -> None:

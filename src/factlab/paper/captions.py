@@ -274,7 +274,7 @@ FIGURES = {
         "FRANK's error-category ablation applied to factlab's scorers, beside the released metrics they are compared "
         "with: each one's partial correlation with human Factuality minus its partial correlation when the errors of "
         "one category are not counted, on the FRANK summaries the factlab scorers scored (a scorer of a seeded sample, "
-        "score.sample: on its sample)."
+        "score.sample: on its sample; no bar where the flipped rating is one per system among its summaries)."
     ),
     "screeneval_chunk_size": (
         "SCALE-large on the 614 ScreenEval summary sentences: ROC AUC (positive = consistent) and SCALE's recorded "

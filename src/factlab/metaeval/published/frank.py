@@ -52,7 +52,7 @@ from factlab.metaeval import (
     williams_from_scores,
     williams_test,
 )
-from factlab.metaeval.partial import PARTIAL_VARIANTS, PartialVariant
+from factlab.metaeval.partial import PARTIAL_VARIANTS, PartialVariant, varies_within_confounders
 from factlab.metaeval.williams import WILLIAMS_VARIANTS, WilliamsVariant
 
 HUMAN = "human_score"  # FRANK's `Factuality`
@@ -326,25 +326,39 @@ def category_ablation(
         for metric in metrics:
             human = partial_pair(part, metric, HUMAN, variant)
             for flip in flips:
-                flipped = partial_pair(part, metric, flip, variant)
+                kept = part.dropna(subset=[metric, flip, CONFOUNDER])
+                # A scorer's small seeded sample can leave one flipped rating per system (every summary of a system
+                # without, or with, that category's errors): the partial correlation is then undefined, so the row is
+                # kept with NaN (the command names it) rather than failing the table.
+                defined = varies_within_confounders(kept[flip], [kept[CONFOUNDER].to_numpy()])
+                flipped = partial_pair(part, metric, flip, variant) if defined else None
+                pearson_flipped = flipped.pearson.r if flipped else np.nan
+                spearman_flipped = flipped.spearman.r if flipped else np.nan
                 rows.append(
                     {
                         "metric": metric,
                         "subset": subset,
                         "category": flip.removeprefix(FLIP_PREFIX),
                         "flip_column": flip,
-                        "n": flipped.pearson.n,
+                        "n": len(kept),
                         "pearson": human.pearson.r,
-                        "pearson_flipped": flipped.pearson.r,
-                        "pearson_influence": human.pearson.r - flipped.pearson.r,
+                        "pearson_flipped": pearson_flipped,
+                        "pearson_influence": human.pearson.r - pearson_flipped,
                         "spearman": human.spearman.r,
-                        "spearman_flipped": flipped.spearman.r,
-                        "spearman_influence": human.spearman.r - flipped.spearman.r,
+                        "spearman_flipped": spearman_flipped,
+                        "spearman_influence": human.spearman.r - spearman_flipped,
                         "variant": variant,
-                        "n_dropped_nan": flipped.n_dropped,
+                        "n_dropped_nan": len(part) - len(kept),
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def undefined_ablation_cells(ablation: pd.DataFrame) -> list[str]:
+    """`metric / subset / category` of each ablation row whose flipped rating was constant within every system of
+    the metric's summaries (`category_ablation`'s NaN rows)."""
+    undefined = ablation[ablation["pearson_flipped"].isna()]
+    return [f"{row.metric} / {row.subset} / {row.category}" for row in undefined.itertuples()]
 
 
 # --- headline numbers ------------------------------------------------------------------------
