@@ -148,6 +148,24 @@ def test_a_sampled_scorer_whose_summaries_have_one_rating_per_system_is_left_out
     assert metrics["constant_scorers_left_out"] == [] and metrics["sampled_scorers_n"] == {}
 
 
+def test_a_sampled_scorer_of_too_few_summaries_for_their_systems_is_left_out_and_named(tmp_path, tables) -> None:
+    """A seeded sample of 8 summaries (seed 10): 3 CNN/DM summaries of 2 systems, whose residuals after the systems'
+    means lie in one dimension (any partial correlation there is +-1), and 8 of 6 systems on all data, too few for the
+    Williams test's three residual vectors (its correlation matrix is singular). The scorer is left out and named, and
+    the table is made for the others (the old code stopped on the singular matrix)."""
+    labels, released = tables
+    factcc = released[["example_id"]].assign(score=released["FactCC"])
+    sample = sample_examples(labels, 8, seed=10)
+    on_sample = labels.merge(sample[["example_id"]])
+    cnndm = on_sample[on_sample["subset"] == "cnndm"]
+    assert (len(cnndm), cnndm["system"].nunique(), len(on_sample), on_sample["system"].nunique()) == (3, 2, 8, 6)
+    rouge = sample[["example_id"]].merge(released[["example_id", "Rouge L"]]).rename(columns={"Rouge L": "score"})
+    correlations, williams, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge": rouge})
+    assert metrics["scorers_left_out_too_few_summaries"] == ["factlab rouge"]
+    assert metrics["constant_scorers_left_out"] == metrics["scorers_left_out_unvarying_rating"] == []
+    assert set(correlations["metric"]) == {"factlab factcc_copy", "BertScore P Art"} and len(williams) == 1
+
+
 def test_an_ablation_cell_whose_flipped_rating_is_one_per_system_on_a_sample_is_nan_and_named(tmp_path, tables) -> None:
     """A seeded sample of 20 summaries (seed 1) whose ratings vary within systems in every subset, but whose
     Discourse-errors and coreference-errors flips do not on CNN/DM (checked below with pandas): those two ablation

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,42 +91,67 @@ def with_scorer_columns(
     return frame, columns, sampled_columns
 
 
+MIN_RESIDUAL_DIMENSIONS = 3  # the Williams test's three residual vectors (two scores, the rating) need three
+
+
+@dataclass(frozen=True)
+class KeptScorers:
+    """The scorers `varying_scorers` keeps (full and sampled), and those it leaves out, by reason (metrics.json keys)."""
+
+    full: list[str]
+    sampled: list[str]
+    left_out: dict[str, list[str]]
+
+
 def varying_scorers(
     parts: Mapping[str, pd.DataFrame], full: Sequence[str], sampled: Sequence[str], benchmark: str
-) -> tuple[list[str], list[str], list[str], list[str]]:
-    """(the `full` scorers whose scores and whose summaries' ratings vary within some system of every part, the
-    `sampled` ones that do, those whose scores do not, those whose summaries' ratings do not). The partial correlation,
-    the system as confounder, correlates what is left of a score and of a rating after their system's means: a score
-    constant within every system of a part (every summary scored 0, or one score per system) leaves nothing there, and
-    so does a rating constant within every system among the summaries a scorer scored (a small seeded sample of a
-    subset whose ratings are mostly 0); such a scorer is left out of every part, which then compare the same scorers,
-    and named in the metrics; an error when every full scorer is so (the best is named among them). The test is the
-    partial correlation's own (`varies_within_confounders`), on the summaries with a score, a rating and a system."""
+) -> KeptScorers:
+    """The `full` and `sampled` scorers whose partial correlations and Williams tests are defined in every part. The
+    partial correlation, the system as confounder, correlates what is left of a score and of a rating after their
+    system's means. A scorer is left out of every part (which then compare the same scorers) and named when in some
+    part, among the summaries it scored (with a rating and a system):
+    - fewer summaries than systems plus `MIN_RESIDUAL_DIMENSIONS` are left (a small seeded sample: a handful of
+      summaries over several systems leaves residuals in one or two dimensions, where any correlation is ±1 and the
+      Williams test's correlation matrix is singular): `scorers_left_out_too_few_summaries`;
+    - its score is constant within every system (every summary scored 0, or one score per system):
+      `constant_scorers_left_out`;
+    - the rating is (a small sample of a subset whose ratings are mostly 0): `scorers_left_out_unvarying_rating`.
+    An error when every full scorer is left out. The variation test is the partial correlation's own
+    (`varies_within_confounders`)."""
     scorers = [*full, *sampled]
-    constant: set[str] = set()
-    unvarying_rating: set[str] = set()
+    reasons = {
+        "scorers_left_out_too_few_summaries": "leave fewer residual dimensions than the Williams test needs",
+        "constant_scorers_left_out": "have one score per system",
+        "scorers_left_out_unvarying_rating": "have one rating per system",
+    }
+    left_out: dict[str, set[str]] = {key: set() for key in reasons}
     for name, part in parts.items():
-        for scorer in sorted(set(scorers) - constant - unvarying_rating):
+        for scorer in scorers:
+            if any(scorer in names for names in left_out.values()):
+                continue
             kept = part.dropna(subset=[scorer, HUMAN, CONFOUNDER])
             systems = [kept[CONFOUNDER].to_numpy()]
-            if not len(kept) or not varies_within_confounders(kept[scorer], systems):
-                constant.add(scorer)
-                LOG.warning("%s gives the %s %s summaries of each system one score: left out", scorer, name, benchmark)
+            if len(kept) - kept[CONFOUNDER].nunique() < MIN_RESIDUAL_DIMENSIONS:
+                reason = "scorers_left_out_too_few_summaries"
+            elif not varies_within_confounders(kept[scorer], systems):
+                reason = "constant_scorers_left_out"
             elif not varies_within_confounders(kept[HUMAN], systems):
-                unvarying_rating.add(scorer)
-                LOG.warning("the %s %s summaries %s scored have one rating per system: left out", name, benchmark, scorer)
-    varying_full = [scorer for scorer in full if scorer not in constant | unvarying_rating]
+                reason = "scorers_left_out_unvarying_rating"
+            else:
+                continue
+            left_out[reason].add(scorer)
+            LOG.warning("the %d %s %s summaries %s scored %s: left out", len(kept), name, benchmark, scorer, reasons[reason])
+    dropped = set().union(*left_out.values())
+    varying_full = [scorer for scorer in full if scorer not in dropped]
     if not varying_full:
         raise FactlabError(
-            f"every {benchmark} scorer that scored every summary is constant within each system of some subset: "
-            f"{sorted(constant | unvarying_rating)}"
+            f"every {benchmark} scorer that scored every summary is constant within each system of some subset, or "
+            f"scored too few summaries: {sorted(dropped)}"
         )
-    varying_sampled = [scorer for scorer in sampled if scorer not in constant | unvarying_rating]
-    return (
-        varying_full,
-        varying_sampled,
-        [scorer for scorer in scorers if scorer in constant],
-        [scorer for scorer in scorers if scorer in unvarying_rating],
+    return KeptScorers(
+        full=varying_full,
+        sampled=[scorer for scorer in sampled if scorer not in dropped],
+        left_out={key: [scorer for scorer in scorers if scorer in names] for key, names in left_out.items()},
     )
 
 
@@ -162,7 +188,8 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     for subset in sorted(set(args.subsets) - set(subsets)):
         LOG.warning("no scored FRANK summary in subset %s: left out", subset)
     parts = {subset: select_subset(frame, subset) for subset in subsets}
-    full, sampled_kept, constant, unvarying_rating = varying_scorers(parts, full, sampled_columns, "FRANK")
+    kept = varying_scorers(parts, full, sampled_columns, "FRANK")
+    full, sampled_kept = kept.full, kept.sampled
     scorers = [*full, *sampled_kept]
     metrics = [*scorers, *args.compare]
     correlations = metric_human_correlations(frame, subsets, args.variant, metrics)
@@ -175,11 +202,10 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     ablation = category_ablation(frame, subsets, args.variant, metrics)
     write_csv(ablation, args.out_ablation)
     summary = headline(correlations, comparisons, full, sampled_kept)
-    left_out = {"constant_scorers_left_out": constant, "scorers_left_out_unvarying_rating": unvarying_rating}
     undefined = {"ablation_cells_undefined": undefined_ablation_cells(ablation)}
     for cell in undefined["ablation_cells_undefined"]:
         LOG.warning("ablation %s: the flipped rating is constant within each system of the summaries scored: NaN", cell)
-    write_json({**summary, **left_out, **undefined}, args.out_metrics)
+    write_json({**summary, **kept.left_out, **undefined}, args.out_metrics)
 
 
 def register(commands: Any) -> None:

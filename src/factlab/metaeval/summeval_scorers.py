@@ -143,7 +143,8 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
                 f"{args.benchmark}: {part[DOCUMENT].nunique()} scored article(s) in subset {subset} "
                 f"({counts[subset]['summaries']} summaries; {len(tuned)} scored summaries are tuning examples)"
             )
-    full, sampled_kept, constant, unvarying_rating = varying_scorers(parts, full, sampled_columns, "SummEval")
+    kept = varying_scorers(parts, full, sampled_columns, "SummEval")
+    full, sampled_kept = kept.full, kept.sampled
     scorers = [*full, *sampled_kept]
     correlations, comparisons = [], []
     for subset, part in parts.items():
@@ -155,8 +156,7 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
     write_csv(table, args.out_correlations)
     write_csv(pd.concat(comparisons, ignore_index=True), args.out_williams)
     summary = headline(table, counts, full, sampled_kept)
-    left_out = {"constant_scorers_left_out": constant, "scorers_left_out_unvarying_rating": unvarying_rating}
-    write_json({**summary, **left_out}, args.out_metrics)
+    write_json({**summary, **kept.left_out}, args.out_metrics)
 
 
 def register(commands: Any) -> None:
