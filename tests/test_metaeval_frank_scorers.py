@@ -18,6 +18,7 @@ from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
 from factlab.errors import FactlabError
 from factlab.metaeval.frank_scorers import with_scorer_columns
 from factlab.metaeval.published import frank as published
+from factlab.paper import frank_figures as published_figures
 from factlab.sampling import sample_examples
 
 
@@ -33,6 +34,7 @@ def run(
     scorers: dict[str, pd.DataFrame],
     compare: tuple[str, ...] = ("BertScore P Art",),
     sampled: dict[str, pd.DataFrame] | None = None,
+    subsets: tuple[str, ...] = ("all", "cnndm", "xsum"),
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     benchmark, released_path = tmp_path / "frank.parquet", tmp_path / "released.parquet"
     labels.to_parquet(benchmark)
@@ -49,7 +51,7 @@ def run(
     command = [
         "metaeval", "frank-scorers", "--benchmark", str(benchmark), "--released", str(released_path),
         "--scores", *map(str, paths), "--sampled-scores", *map(str, sampled_paths), "--compare", *compare,
-        "--subsets", "all", "cnndm", "xsum",
+        "--subsets", *subsets,
         "--variant", "frank", "--williams-variant", "two_sided", "--resamples", "50", "--confidence", "0.95",
         "--seed", "2022", "--out-correlations", f"{out}/c.csv", "--out-williams", f"{out}/w.csv",
         "--out-metrics", f"{out}/m.json", "--out-ablation", f"{out}/a.csv",
@@ -148,22 +150,49 @@ def test_a_sampled_scorer_whose_summaries_have_one_rating_per_system_is_left_out
     assert metrics["constant_scorers_left_out"] == [] and metrics["sampled_scorers_n"] == {}
 
 
-def test_a_sampled_scorer_of_too_few_summaries_for_their_systems_is_left_out_and_named(tmp_path, tables) -> None:
-    """A seeded sample of 8 summaries (seed 10): 3 CNN/DM summaries of 2 systems, whose residuals after the systems'
-    means lie in one dimension (any partial correlation there is +-1), and 8 of 6 systems on all data, too few for the
-    Williams test's three residual vectors (its correlation matrix is singular). The scorer is left out and named, and
-    the table is made for the others (the old code stopped on the singular matrix)."""
+@pytest.mark.parametrize(
+    ("size", "seed", "subsets", "dimensions", "kept"),
+    [
+        (8, 38, ("all", "cnndm", "xsum"), {"all": 4, "cnndm": 2, "xsum": 2}, True),
+        (8, 37, ("all", "cnndm", "xsum"), {"all": 3, "cnndm": 1, "xsum": 2}, False),
+        (8, 37, ("all",), {"all": 3}, True),
+        (6, 38, ("all",), {"all": 2}, False),
+    ],
+)
+def test_a_sampled_scorer_of_too_few_summaries_for_their_systems_is_left_out_and_named(
+    tmp_path, tables, size, seed, subsets, dimensions, kept
+) -> None:
+    """Seeded samples of a few summaries, at the boundaries: a subset's partial correlation needs 2 dimensions left
+    once each system's mean is removed (summaries minus systems, counted here with pandas; in 1, every correlation is
+    +-1), and all data, where the Williams tests run, 3 (their correlation matrix is singular in fewer: the old code
+    stopped there). A scorer short of them is left out and named; the table is made for the others."""
     labels, released = tables
     factcc = released[["example_id"]].assign(score=released["FactCC"])
-    sample = sample_examples(labels, 8, seed=10)
+    sample = sample_examples(labels, size, seed=seed)
     on_sample = labels.merge(sample[["example_id"]])
-    cnndm = on_sample[on_sample["subset"] == "cnndm"]
-    assert (len(cnndm), cnndm["system"].nunique(), len(on_sample), on_sample["system"].nunique()) == (3, 2, 8, 6)
+    parts = {"all": on_sample, **{name: on_sample[on_sample["subset"] == name] for name in ("cnndm", "xsum")}}
+    assert {name: len(parts[name]) - parts[name]["system"].nunique() for name in subsets} == dimensions
     rouge = sample[["example_id"]].merge(released[["example_id", "Rouge L"]]).rename(columns={"Rouge L": "score"})
-    correlations, williams, metrics = run(tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge": rouge})
-    assert metrics["scorers_left_out_too_few_summaries"] == ["factlab rouge"]
+    correlations, williams, metrics = run(
+        tmp_path, labels, released, {"factcc_copy": factcc}, sampled={"rouge": rouge}, subsets=subsets
+    )
+    assert metrics["scorers_left_out_too_few_summaries"] == ([] if kept else ["factlab rouge"])
     assert metrics["constant_scorers_left_out"] == metrics["scorers_left_out_unvarying_rating"] == []
-    assert set(correlations["metric"]) == {"factlab factcc_copy", "BertScore P Art"} and len(williams) == 1
+    assert ("factlab rouge" in set(correlations["metric"])) == kept and len(williams) == (3 if kept else 1)
+
+
+def test_the_ablation_figure_keeps_a_metric_whose_cells_are_all_undefined(tmp_path) -> None:
+    """An ablation table (the command's columns) where one metric's every cell is NaN: the figure is still drawn, that
+    metric without bars (pandas' pivot_table drops an all-NaN row by default)."""
+    categories = list(published_figures.GROUPED_CATEGORY_LABELS)
+    rows = [
+        {"metric": metric, "subset": "all", "category": category, "pearson_influence": value}
+        for metric, value in (("factlab defined", 0.05), ("factlab undefined", float("nan")))
+        for category in categories
+    ]
+    figure = tmp_path / "ablation.png"
+    published_figures.plot_ablation(pd.DataFrame(rows), ["factlab defined", "factlab undefined"], figure)
+    assert figure.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_an_ablation_cell_whose_flipped_rating_is_one_per_system_on_a_sample_is_nan_and_named(tmp_path, tables) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ import pandas as pd
 from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import FactlabError
 from factlab.io import write_json
-from factlab.metaeval.partial import PARTIAL_VARIANTS, varies_within_confounders
+from factlab.metaeval.partial import PARTIAL_VARIANTS, residual_dimensions, varies_within_confounders
 from factlab.metaeval.published.frank import (
     CONFOUNDER,
     HUMAN,
@@ -91,7 +91,8 @@ def with_scorer_columns(
     return frame, columns, sampled_columns
 
 
-MIN_RESIDUAL_DIMENSIONS = 3  # the Williams test's three residual vectors (two scores, the rating) need three
+# residual dimensions a part must leave (`residual_dimensions`): a partial correlation needs 2, a Williams test 3
+MIN_DIMENSIONS_PARTIAL, MIN_DIMENSIONS_WILLIAMS = 2, 3
 
 
 @dataclass(frozen=True)
@@ -104,15 +105,19 @@ class KeptScorers:
 
 
 def varying_scorers(
-    parts: Mapping[str, pd.DataFrame], full: Sequence[str], sampled: Sequence[str], benchmark: str
+    parts: Mapping[str, pd.DataFrame],
+    full: Sequence[str],
+    sampled: Sequence[str],
+    benchmark: str,
+    williams_parts: Collection[str],
 ) -> KeptScorers:
-    """The `full` and `sampled` scorers whose partial correlations and Williams tests are defined in every part. The
-    partial correlation, the system as confounder, correlates what is left of a score and of a rating after their
-    system's means. A scorer is left out of every part (which then compare the same scorers) and named when in some
-    part, among the summaries it scored (with a rating and a system):
-    - fewer summaries than systems plus `MIN_RESIDUAL_DIMENSIONS` are left (a small seeded sample: a handful of
-      summaries over several systems leaves residuals in one or two dimensions, where any correlation is ±1 and the
-      Williams test's correlation matrix is singular): `scorers_left_out_too_few_summaries`;
+    """The `full` and `sampled` scorers whose partial correlations are defined in every part, and their Williams tests
+    in `williams_parts`. The partial correlation, the system as confounder, correlates what is left of a score and of
+    a rating after their system's means. A scorer is left out of every part (which then compare the same scorers) and
+    named when in some part, among the summaries it scored (with a rating and a system):
+    - too few summaries for their systems (a small seeded sample: a handful of summaries over several systems): fewer
+      than 2 residual dimensions left, where every correlation is ±1, or than 3 in a part with Williams tests, whose
+      correlation matrix is then singular: `scorers_left_out_too_few_summaries`;
     - its score is constant within every system (every summary scored 0, or one score per system):
       `constant_scorers_left_out`;
     - the rating is (a small sample of a subset whose ratings are mostly 0): `scorers_left_out_unvarying_rating`.
@@ -120,18 +125,19 @@ def varying_scorers(
     (`varies_within_confounders`)."""
     scorers = [*full, *sampled]
     reasons = {
-        "scorers_left_out_too_few_summaries": "leave fewer residual dimensions than the Williams test needs",
+        "scorers_left_out_too_few_summaries": "leave too few residual dimensions",
         "constant_scorers_left_out": "have one score per system",
         "scorers_left_out_unvarying_rating": "have one rating per system",
     }
     left_out: dict[str, set[str]] = {key: set() for key in reasons}
     for name, part in parts.items():
+        needed = MIN_DIMENSIONS_WILLIAMS if name in williams_parts else MIN_DIMENSIONS_PARTIAL
         for scorer in scorers:
             if any(scorer in names for names in left_out.values()):
                 continue
             kept = part.dropna(subset=[scorer, HUMAN, CONFOUNDER])
             systems = [kept[CONFOUNDER].to_numpy()]
-            if len(kept) - kept[CONFOUNDER].nunique() < MIN_RESIDUAL_DIMENSIONS:
+            if residual_dimensions(systems, len(kept)) < needed:
                 reason = "scorers_left_out_too_few_summaries"
             elif not varies_within_confounders(kept[scorer], systems):
                 reason = "constant_scorers_left_out"
@@ -140,13 +146,13 @@ def varying_scorers(
             else:
                 continue
             left_out[reason].add(scorer)
-            LOG.warning("the %d %s %s summaries %s scored %s: left out", len(kept), name, benchmark, scorer, reasons[reason])
+            LOG.warning("%s: its %d %s summaries (subset %s) %s: left out", scorer, len(kept), benchmark, name, reasons[reason])
     dropped = set().union(*left_out.values())
     varying_full = [scorer for scorer in full if scorer not in dropped]
     if not varying_full:
         raise FactlabError(
-            f"every {benchmark} scorer that scored every summary is constant within each system of some subset, or "
-            f"scored too few summaries: {sorted(dropped)}"
+            f"every {benchmark} scorer that scored every summary is left out (constant within each system of some "
+            f"subset, one rating per system there, or too few summaries): {sorted(dropped)}"
         )
     return KeptScorers(
         full=varying_full,
@@ -188,7 +194,7 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     for subset in sorted(set(args.subsets) - set(subsets)):
         LOG.warning("no scored FRANK summary in subset %s: left out", subset)
     parts = {subset: select_subset(frame, subset) for subset in subsets}
-    kept = varying_scorers(parts, full, sampled_columns, "FRANK")
+    kept = varying_scorers(parts, full, sampled_columns, "FRANK", williams_parts={"all"})  # Williams: all data only
     full, sampled_kept = kept.full, kept.sampled
     scorers = [*full, *sampled_kept]
     metrics = [*scorers, *args.compare]
@@ -203,8 +209,6 @@ def run_frank_scorers(args: argparse.Namespace) -> None:
     write_csv(ablation, args.out_ablation)
     summary = headline(correlations, comparisons, full, sampled_kept)
     undefined = {"ablation_cells_undefined": undefined_ablation_cells(ablation)}
-    for cell in undefined["ablation_cells_undefined"]:
-        LOG.warning("ablation %s: the flipped rating is constant within each system of the summaries scored: NaN", cell)
     write_json({**summary, **kept.left_out, **undefined}, args.out_metrics)
 
 

@@ -128,6 +128,13 @@ def _require_residual_variation(residuals: FloatArray, raw: FloatArray, name: st
         raise StatisticsError(f"{name} is constant within every confounder level: the partial correlation is undefined")
 
 
+def residual_dimensions(confounders: Sequence[ArrayLike], n: int) -> int:
+    """The dimensions left to `n` values once each confounder level's mean is removed (n − the design's rank): a
+    partial correlation of their residuals needs 2 (in 1 every correlation is ±1), a Williams test, which correlates
+    three residual vectors, 3 (its correlation matrix is singular in fewer)."""
+    return n - confounder_design(confounders, n).rank if n else 0
+
+
 def varies_within_confounders(values: ArrayLike, confounders: Sequence[ArrayLike]) -> bool:
     """Whether `values` keep any variation once each confounder level's mean is removed: False where a partial
     correlation of them would raise (the same residuals and tolerance)."""

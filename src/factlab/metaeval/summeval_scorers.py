@@ -143,7 +143,7 @@ def run_summeval_scorers(args: argparse.Namespace) -> None:
                 f"{args.benchmark}: {part[DOCUMENT].nunique()} scored article(s) in subset {subset} "
                 f"({counts[subset]['summaries']} summaries; {len(tuned)} scored summaries are tuning examples)"
             )
-    kept = varying_scorers(parts, full, sampled_columns, "SummEval")
+    kept = varying_scorers(parts, full, sampled_columns, "SummEval", williams_parts=set(parts))  # Williams per part
     full, sampled_kept = kept.full, kept.sampled
     scorers = [*full, *sampled_kept]
     correlations, comparisons = [], []

@@ -93,7 +93,8 @@ def plot_ablation(
     """FRANK's ablation figure: per metric, the drop in partial Pearson when a category's errors are flipped."""
     if ablation.empty:
         raise DataError("no ablation rows to plot (the all-data subset is needed)")
-    table = ablation.pivot_table(index="metric", columns="category", values="pearson_influence", aggfunc="first")
+    # dropna=False: a metric whose cells are all NaN (a sample's flipped ratings one per system) keeps its empty bars
+    table = ablation.pivot_table(index="metric", columns="category", values="pearson_influence", aggfunc="first", dropna=False)
     missing = [m for m in metrics if m not in table.index] + [c for c in categories if c not in table.columns]
     if missing:
         raise DataError(f"the ablation table lacks the metrics or categories {missing}")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,7 @@ from factlab.metaeval import (
 from factlab.metaeval.partial import PARTIAL_VARIANTS, PartialVariant, varies_within_confounders
 from factlab.metaeval.williams import WILLIAMS_VARIANTS, WilliamsVariant
 
+LOG = logging.getLogger(__name__)
 HUMAN = "human_score"  # FRANK's `Factuality`
 CONFOUNDER = "system"  # FRANK's `model_name`, its partial-correlation variable
 DOCUMENT = "doc_id"
@@ -332,8 +334,10 @@ def category_ablation(
                 # kept with NaN (the command names it) rather than failing the table.
                 defined = varies_within_confounders(kept[flip], [kept[CONFOUNDER].to_numpy()])
                 flipped = partial_pair(part, metric, flip, variant) if defined else None
-                pearson_flipped = flipped.pearson.r if flipped else np.nan
-                spearman_flipped = flipped.spearman.r if flipped else np.nan
+                if flipped is None:
+                    LOG.warning("ablation of %s on %s: %s is one per system among its summaries: NaN", metric, subset, flip)
+                pearson_flipped = flipped.pearson.r if flipped is not None else np.nan
+                spearman_flipped = flipped.spearman.r if flipped is not None else np.nan
                 rows.append(
                     {
                         "metric": metric,
