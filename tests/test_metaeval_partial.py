@@ -16,6 +16,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.preprocessing import OneHotEncoder
 
 from factlab.metaeval import StatisticsError, dropna_pairs, partial_correlation, residualize
+from factlab.metaeval.partial import residual_dimensions
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +172,16 @@ def test_frank_variant_reproduces_frank_code_on_frank_data(frank_data, metric):
     assert (pearson.r, pearson.p) == pytest.approx((pr, pp), rel=1e-7)
     assert (spearman.r, spearman.p) == pytest.approx((sr, sp), rel=1e-7)
     assert pearson.n_confounder_params == 8
+
+
+def test_residual_dimensions_count_what_the_systems_means_leave() -> None:
+    """Worked by hand: 5 values of 3 systems leave 5 - 3 = 2 dimensions, and the residuals of 3 generic vectors then
+    have a singular correlation matrix (numpy's determinant ~0), while 6 values of 3 systems (3 dimensions) do not."""
+    systems = np.array(["a", "a", "b", "b", "c"])
+    assert residual_dimensions([systems], 5) == 2 and residual_dimensions([np.array([], dtype=str)], 0) == 0
+    rng = np.random.default_rng(0)
+    for labels, expected in ((systems, 2), (np.array(["a", "a", "b", "b", "c", "c"]), 3)):
+        assert residual_dimensions([labels], len(labels)) == expected
+        residuals = [residualize(rng.normal(size=len(labels)), [labels]) for _ in range(3)]
+        determinant = np.linalg.det(np.corrcoef(residuals))
+        assert (abs(determinant) < 1e-10) == (expected < 3)
