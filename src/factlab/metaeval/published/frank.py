@@ -333,7 +333,7 @@ def category_ablation(
                 # without, or with, that category's errors): the partial correlation is then undefined, so the row is
                 # kept with NaN (the command names it) rather than failing the table.
                 defined = varies_within_confounders(kept[flip], [kept[CONFOUNDER].to_numpy()])
-                flipped = partial_pair(part, metric, flip, variant) if defined else None
+                flipped = partial_pair(kept, metric, flip, variant) if defined else None
                 if flipped is None:
                     LOG.warning("ablation of %s on %s: %s is one per system among its summaries: NaN", metric, subset, flip)
                 pearson_flipped = flipped.pearson.r if flipped is not None else np.nan
