@@ -18,7 +18,7 @@ from factlab.errors import FactlabError
 from factlab.paper import captions
 from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages, missing_captions, pdf_text
 from factlab.paper.main_tex import FURTHER, SECTIONS, collect_floats, render_main
-from factlab.paper.provenance import parse_rule_files, rule_writing
+from factlab.paper.provenance import keys_upstream, parse_rule_files, rule_dependencies, rule_writing, rules_upstream
 from factlab.paper.tables import to_latex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,9 +30,19 @@ requires_tex = pytest.mark.skipif(
 
 RULES = """
 SUBSETS = param("metaeval.frank.subsets")
+THING_SCORES = [f"results/score/{name}.parquet" for name in ("x", "y")]
+
+
+rule score_things:
+    output:
+        "results/score/{name}.parquet",
+    params:
+        model=param("score.alignscore.model"),
 
 
 rule correlate_things:
+    input:
+        THING_SCORES,
     output:
         all="results/metaeval/things.csv",
     params:
@@ -77,9 +87,28 @@ rule plot_frank_williams:
 """
 
 
+# The workflow around RULES: `param` stands in for common.smk's accessor; the default target asks for the paper files.
+SNAKEFILE = """
+def param(key):
+    return key
+
+
+include: "rules.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        "paper/tables/datasets.tex",
+        "paper/tables/new_table.tex",
+        "paper/figures/frank_williams.png",
+"""
+
+
 @pytest.fixture
 def paper(tmp_path, monkeypatch) -> Path:
-    """A working directory with paper/tables (a known and an unknown stem), paper/figures and a rule file."""
+    """A working directory with paper/tables (a known and an unknown stem), paper/figures, a rule file and the
+    Snakefile that includes it."""
     monkeypatch.chdir(tmp_path)
     frame = pd.DataFrame({"benchmark": ["frank", "qags_xsum"], "rows": [2246, 239]})
     for stem, label in (("datasets", "tab:datasets"), ("new_table", "tab:new")):
@@ -90,6 +119,7 @@ def paper(tmp_path, monkeypatch) -> Path:
     figure.parent.mkdir(parents=True)
     Image.new("RGB", (40, 30), "steelblue").save(figure)
     (tmp_path / "rules.smk").write_text(RULES)
+    (tmp_path / "Snakefile").write_text(SNAKEFILE)
     return tmp_path
 
 
@@ -139,28 +169,73 @@ def test_rules_and_keys_are_read_from_the_rule_files(paper):
     rules = parse_rule_files([paper / "rules.smk"])
     table = rule_writing(rules, "paper/tables/datasets.tex")
     assert table.name == "tabulate_datasets" and table.keys == ("metaeval.frank.subsets",)
-    assert table.upstream == ("correlate_things", "count_b_things")
     assert "paper/tables/datasets.md" in table.outputs and "../report/x.rst" not in table.outputs
     loop = next(rule for rule in rules if rule.pattern.fullmatch("count_b_things"))
     assert loop.name == "count_plain / count_{_kind}_things" and loop.keys == ("metaeval.ece_bins",)
+
+
+def test_upstream_rules_come_from_the_dag_at_any_depth(paper):
+    # correlate_things reads score_things' outputs through a list of paths, not rules.score_things: only the DAG
+    # knows it, and tabulate_datasets is two rules below it.
+    graph = rule_dependencies(paper / "Snakefile")
+    assert graph["correlate_things"] == {"score_things"}
+    assert graph["tabulate_datasets"] == {"correlate_things", "count_b_things"}
+    assert rules_upstream("tabulate_datasets", graph) == {"correlate_things", "count_b_things", "score_things"}
+    rules = parse_rule_files([paper / "rules.smk"])
+    assert keys_upstream("tabulate_datasets", graph, rules) == (
+        "metaeval.ece_bins",
+        "metaeval.frank.partial_variant",
+        "score.alignscore.model",
+    )
+    assert keys_upstream("score_things", graph, rules) == ()
 
 
 def test_command_writes_main_tex_and_readme(paper):
     assert (
         factlab_main(
             ["paper", "main-tex", "--tables", *TABLES, "--figures", *FIGURES, "--rule-files", "rules.smk"]
-            + ["--out-tex", "paper/main.tex", "--out-readme", "paper/README.md"]
+            + ["--snakefile", "Snakefile", "--out-tex", "paper/main.tex", "--out-readme", "paper/README.md"]
         )
         == 0
     )
     assert "\\input{tables/new_table.tex}" in (paper / "paper" / "main.tex").read_text()
     readme = (paper / "paper" / "README.md").read_text()
-    row = next(line for line in readme.splitlines() if line.startswith("| `tables/datasets.tex`"))
-    assert "`tables/datasets.md`" in row and "`tabulate_datasets`" in row and "`metaeval.frank.subsets`" in row
-    assert "`correlate_things` (rules.smk: `metaeval.frank.partial_variant`)" in row
-    assert "`count_b_things` (rules.smk: `metaeval.ece_bins`)" in row
+    row = next(line for line in readme.splitlines() if line.startswith("| `tables/datasets.tex`")).split(" | ")
+    assert "`tables/datasets.md`" in row[0] and "`tabulate_datasets` (rules.smk)" == row[3]
+    assert row[4] == "`metaeval.frank.subsets`"  # its own keys
+    assert row[5] == "`correlate_things` (rules.smk), `count_b_things` (rules.smk)"  # the rules it reads from
+    # Every key upstream, two rules up included: score_things' model.
+    assert row[6] == "`metaeval.ece_bins`, `metaeval.frank.partial_variant`, `score.alignscore.model` |"
     figure_row = next(line for line in readme.splitlines() if "frank_williams.png" in line)
     assert "`plot_frank_williams`" in figure_row and "`fig:frank-williams`" in figure_row
+    assert figure_row.endswith("| `correlate_things` (rules.smk) | `metaeval.frank.partial_variant`, `score.alignscore.model` |")
+
+
+def test_keys_upstream_follow_the_run_s_configfiles(paper):
+    # A rule that exists only when a key is set: the DAG built with the override has it, the plain one has not.
+    (paper / "rules.smk").write_text(
+        RULES.replace('THING_SCORES = [f"results/score/{name}.parquet" for name in ("x", "y")]', EXTRA_SCORES)
+    )
+    (paper / "Snakefile").write_text(SNAKEFILE.replace("def param(key):\n    return key", PARAM_FROM_CONFIG))
+    (paper / "extra.yaml").write_text("extra: true\n")
+    assert rules_upstream("tabulate_datasets", rule_dependencies(paper / "Snakefile")) == {
+        "correlate_things",
+        "count_b_things",
+        "score_things",
+    }
+    with_extra = rule_dependencies(paper / "Snakefile", [paper / "extra.yaml"])
+    assert "score_extra_things" in rules_upstream("tabulate_datasets", with_extra)
+
+
+EXTRA_SCORES = """THING_SCORES = [f"results/score/{name}.parquet" for name in ("x", "y")]
+if config.get("extra"):
+    THING_SCORES.append("results/extra/z.parquet")
+
+    rule score_extra_things:
+        output:
+            "results/extra/{name}.parquet",
+"""
+PARAM_FROM_CONFIG = "def param(key):\n    return config.get(key, key)"
 
 
 def test_every_committed_table_and_figure_has_a_rule_and_a_caption():

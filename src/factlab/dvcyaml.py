@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,9 @@ HEADER = (
 )
 
 
-def load_workflow(snakefile: Path) -> Any:
-    """The parsed workflow with its DAG of all jobs (Snakemake's API; nothing runs)."""
+def load_workflow(snakefile: Path, configfiles: Sequence[Path] = ()) -> Any:
+    """The parsed workflow with its DAG of all jobs (Snakemake's API; nothing runs); `configfiles` are merged
+    over the Snakefile's own `configfile:` as `--configfile` merges them."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         ConfigSettings,
@@ -48,7 +50,7 @@ def load_workflow(snakefile: Path) -> Any:
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
         workflow_api = api.workflow(
             resource_settings=ResourceSettings(),
-            config_settings=ConfigSettings(),
+            config_settings=ConfigSettings(configfiles=[Path(path) for path in configfiles]),
             storage_settings=StorageSettings(),
             snakefile=snakefile,
             workdir=snakefile.parent,

@@ -648,11 +648,25 @@ PAPER_FIGURES = [
 RULE_FILES = sorted(str(path) for path in Path("workflow/rules").glob("*.smk"))
 
 
+# The README's upstream rules and keys come from the jobs' DAG, which the command builds again from the Snakefile and
+# this run's --configfile files (relative where they lie in the working directory, so a moved copy reruns nothing).
+RUN_CONFIGFILES = [
+    (
+        os.path.relpath(path)
+        if Path(path).resolve().is_relative_to(Path.cwd())
+        else str(path)
+    )
+    for path in workflow.overwrite_configfiles
+]
+
+
 rule write_paper_main:
     input:
         tables=PAPER_TABLES,
         figures=PAPER_FIGURES,
+        snakefile="Snakefile",
         rule_files=RULE_FILES,
+        configfiles=RUN_CONFIGFILES,
         code=code("paper", "main-tex"),
     output:
         tex="paper/main.tex",
@@ -663,7 +677,8 @@ rule write_paper_main:
         CONDA_ENV
     shell:
         "factlab paper main-tex --tables {input.tables} --figures {input.figures} "
-        "--rule-files {input.rule_files} --out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
+        "--snakefile {input.snakefile} --rule-files {input.rule_files} --configfiles {input.configfiles} "
+        "--out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
 
 
 # Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Set-up and run). Fails on a

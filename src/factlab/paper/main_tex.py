@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,14 @@ from typing import Any
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.paper import captions
-from factlab.paper.provenance import RuleText, parse_rule_files, rule_named, rule_writing
+from factlab.paper.provenance import (
+    RuleText,
+    keys_upstream,
+    parse_rule_files,
+    rule_dependencies,
+    rule_named,
+    rule_writing,
+)
 
 LABEL = re.compile(r"\\label\{([^}]*)\}")
 FIGURE_SUFFIXES = (".pdf", ".png", ".jpg", ".jpeg")
@@ -251,16 +258,25 @@ def _keys(keys: Sequence[str]) -> str:
     return ", ".join(f"`{key}`" for key in keys) if keys else "none"
 
 
-def _upstream(rule: RuleText, rules: Sequence[RuleText]) -> str:
+def _direct_upstream(rule: RuleText, graph: Mapping[str, Iterable[str]], rules: Sequence[RuleText]) -> str:
+    """The rules whose outputs `rule` reads, each with its file."""
+    names = sorted({upstream for name, needed in graph.items() if rule.pattern.fullmatch(name) for upstream in needed})
     described = []
-    for name in rule.upstream:
+    for name in names:
         producer = rule_named(rules, name)
-        where = f" ({Path(producer.file).name}: {_keys(producer.keys)})" if producer else ""
-        described.append(f"`{name}`{where}")
-    return "; ".join(described) if described else "none"
+        described.append(f"`{name}`" + (f" ({Path(producer.file).name})" if producer else ""))
+    return ", ".join(described) if described else "none"
 
 
-def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], tex_dir: Path) -> str:
+def _keys_upstream(rule: RuleText, graph: Mapping[str, Iterable[str]], rules: Sequence[RuleText]) -> str:
+    names = [name for name in graph if rule.pattern.fullmatch(name)]
+    keys = sorted({key for name in names for key in keys_upstream(name, graph, rules)})
+    return _keys(keys)
+
+
+def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], graph: Mapping[str, Iterable[str]], tex_dir: Path) -> str:
+    """The README's table: for each float, its rule, the keys the rule reads, the rules it reads from and every key
+    read upstream of it at any depth (`graph`: rule -> the rules it reads from, `provenance.rule_dependencies`)."""
     lines = [
         "# paper/",
         "",
@@ -272,11 +288,13 @@ def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], tex_dir: P
         "and LaTeX (`.tex`, input by `main.tex`) by the same rule. Figure captions and the tables' LaTeX "
         "captions: `src/factlab/paper/captions.py`.",
         "",
-        "Keys: the `params.yaml` keys the rule reads. Upstream: the rules whose outputs it renders, with the "
-        "keys they read. The keys read in workflow/rules/common.smk (the benchmark selection) concern every rule.",
+        "Keys: the `params.yaml` keys the rule reads. Upstream: the rules whose outputs it renders. Keys upstream: "
+        "every key read by a rule it depends on, at any depth (the jobs' DAG, as Snakemake builds it from this "
+        "run's configuration files), so Keys and Keys upstream together are the parameters that made the file. "
+        "The keys read in workflow/rules/common.smk (the benchmark selection) concern every rule.",
         "",
-        "| File | Label | Section | Rule | Keys | Upstream |",
-        "|---|---|---|---|---|---|",
+        "| File | Label | Section | Rule | Keys | Upstream | Keys upstream |",
+        "|---|---|---|---|---|---|---|",
     ]
     placed = [(section, item) for section, items in sections_with_floats(floats) for item in items]
     for section, item in placed:
@@ -291,7 +309,8 @@ def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], tex_dir: P
         files = " ".join(f"`{_relative(path, tex_dir)}`" for path in [item.path, *siblings])
         lines.append(
             f"| {files} | `{item.label}` | {section.title} | `{rule.name}` "
-            f"({Path(rule.file).name}) | {_keys(rule.keys)} | {_upstream(rule, rules)} |"
+            f"({Path(rule.file).name}) | {_keys(rule.keys)} | {_direct_upstream(rule, graph, rules)} "
+            f"| {_keys_upstream(rule, graph, rules)} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -301,6 +320,10 @@ def register(commands: Any) -> None:
     parser.add_argument("--tables", nargs="*", default=[], help="generated LaTeX tables (paper/tables/*.tex)")
     parser.add_argument("--figures", nargs="*", default=[], help="figures (paper/figures/*.png or .pdf)")
     parser.add_argument("--rule-files", nargs="+", required=True, help="workflow/rules/*.smk (for the README)")
+    parser.add_argument("--snakefile", default="Snakefile", help="the workflow, whose DAG gives each rule's upstream")
+    parser.add_argument(
+        "--configfiles", nargs="*", default=[], help="the run's --configfile files, merged as Snakemake merges them"
+    )
     parser.add_argument("--out-tex", required=True, help="paper/main.tex")
     parser.add_argument("--out-readme", required=True, help="paper/README.md")
     parser.set_defaults(func=run)
@@ -310,6 +333,7 @@ def run(args: argparse.Namespace) -> None:
     tex_dir = Path(args.out_tex).parent
     floats = collect_floats(sorted(args.tables), sorted(args.figures), tex_dir)
     rules = parse_rule_files(args.rule_files)
-    readme = render_readme(floats, rules, Path(args.out_readme).parent)
+    graph = rule_dependencies(args.snakefile, args.configfiles)
+    readme = render_readme(floats, rules, graph, Path(args.out_readme).parent)
     write_text(render_main(floats), args.out_tex)
     write_text(readme, args.out_readme)

@@ -1,17 +1,21 @@
-"""Which workflow rule writes a paper file, and which params.yaml keys it and its upstream rules read.
+"""Which workflow rule writes a paper file, which params.yaml keys it reads, and which rules and keys are upstream.
 
 Read from the text of workflow/rules/*.smk (snakefmt-formatted; nothing is imported or run): a rule's
 block is its indented body; its outputs are the string literals of its `output:` directive (report
-captions and categories aside); its upstream rules are the `rules.<name>.…` of its `input:`; its keys are
-the `param("…")` calls in its body plus those of the module-level names and functions it uses (at any
-depth: `DETECTION_VALIDATION = detection_validation(…)` brings the keys read in `detection_validation`).
+captions and categories aside); its keys are the `param("…")` calls in its body plus those of the
+module-level names and functions it uses (at any depth: `DETECTION_VALIDATION = detection_validation(…)` brings the
+keys read in `detection_validation`).
 A rule named by a `name:` directive (rules made in a loop) matches the names its literals can build.
+
+Which rules a rule reads from, at any depth, is Snakemake's own answer (`rule_dependencies`: the DAG of every job,
+built as `python -m factlab.dvcyaml` builds it), since inputs are often lists of paths computed in the rule files
+rather than `rules.<name>` references.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +25,6 @@ PARAM = re.compile(r"""\bparam\(\s*["']([^"']+)["']\s*\)""")
 TOP_LEVEL_NAME = re.compile(r"^(?:def\s+(\w+)\s*\(|([A-Za-z_]\w*)\s*=[^=])")
 # A one-line string literal (the f of an f-string is left outside); matched left to right, so quotes pair up.
 STRING = re.compile(r""""([^"\n]*)\"""")
-UPSTREAM = re.compile(r"\brules\.(\w+)\b")
 DOCSTRING = re.compile(r'"""(?:.|\n)*?"""')
 
 
@@ -31,7 +34,6 @@ class RuleText:
     pattern: re.Pattern[str]  # full-matches the names the rule can have
     file: str
     outputs: tuple[str, ...]
-    upstream: tuple[str, ...]  # rule names referenced as rules.<name> in its input
     keys: tuple[str, ...]  # params.yaml keys, sorted
 
 
@@ -152,11 +154,45 @@ def parse_rule_files(paths: Iterable[str | Path]) -> list[RuleText]:
                     pattern=_name_pattern(literals),
                     file=file,
                     outputs=tuple(_literals(directives.get("output", ""), not_after=("caption=", "category="))),
-                    upstream=tuple(dict.fromkeys(UPSTREAM.findall(directives.get("input", "")))),
                     keys=tuple(sorted(keys)),
                 )
             )
     return rules
+
+
+def rule_dependencies(snakefile: str | Path, configfiles: Sequence[str | Path] = ()) -> dict[str, set[str]]:
+    """Rule name -> the names of the rules whose outputs its jobs read, from the workflow's DAG of all jobs."""
+    from factlab.dvcyaml import load_workflow  # Snakemake's API: imported only where the DAG is needed
+
+    workflow = load_workflow(Path(snakefile).resolve(), [Path(path).resolve() for path in configfiles])
+    graph: dict[str, set[str]] = {}
+    for job in workflow.dag.jobs:
+        needed = graph.setdefault(job.rule.name, set())
+        needed.update(dependency.rule.name for dependency in workflow.dag.dependencies[job])
+    return graph
+
+
+def rules_upstream(name: str, graph: Mapping[str, Iterable[str]]) -> set[str]:
+    """Every rule that `name` depends on, at any depth (itself excluded)."""
+    found: set[str] = set()
+    pending = list(graph.get(name, ()))
+    while pending:
+        rule = pending.pop()
+        if rule not in found and rule != name:
+            found.add(rule)
+            pending.extend(graph.get(rule, ()))
+    return found
+
+
+def keys_upstream(name: str, graph: Mapping[str, Iterable[str]], rules: Sequence[RuleText]) -> tuple[str, ...]:
+    """The params.yaml keys read by every rule `name` depends on, at any depth (sorted): with its own keys, the
+    parameters that made its outputs."""
+    keys: set[str] = set()
+    for upstream in rules_upstream(name, graph):
+        rule = rule_named(rules, upstream)
+        if rule is not None:
+            keys.update(rule.keys)
+    return tuple(sorted(keys))
 
 
 def rule_named(rules: Iterable[RuleText], name: str) -> RuleText | None:
