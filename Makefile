@@ -68,7 +68,9 @@ OFFLINE := $(shell unshare -rn true 2>/dev/null && echo unshare -rn)
 smoke: install tex mirror bytecode
 	@test -n "$(OFFLINE)" || test -z "$$FACTLAB_REQUIRE_OFFLINE" || { echo "smoke: no network namespace (unshare -rn)" >&2; exit 1; }
 	mkdir -p $(SMOKE_DIR)
-	for path in $(SMOKE_LINKS); do ln -sfn ../$$path $(SMOKE_DIR)/$$path; done
+	# A link is made only where it is missing or points elsewhere: a new link's mtime would make the rules that read
+	# the Snakefile through it (write_paper_main) out of date.
+	for path in $(SMOKE_LINKS); do test "$$(readlink $(SMOKE_DIR)/$$path)" = ../$$path || ln -sfn ../$$path $(SMOKE_DIR)/$$path; done
 	rm -f $(SMOKE_DIR)/params.yaml
 	$(MERGE_PARAMS) params.yaml config/smoke.yaml > $(SMOKE_DIR)/params.yaml
 	cd $(SMOKE_DIR) && $(OFFLINE) snakemake --cores 2

@@ -18,7 +18,7 @@ from factlab.errors import FactlabError
 from factlab.paper import captions
 from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages, missing_captions, pdf_text
 from factlab.paper.main_tex import FURTHER, SECTIONS, collect_floats, render_main
-from factlab.paper.provenance import keys_upstream, parse_rule_files, rule_dependencies, rule_writing, rules_upstream
+from factlab.paper.provenance import file_upstream, keys_of_rules, parse_rule_files, rule_named, rule_writing
 from factlab.paper.tables import to_latex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,20 +174,29 @@ def test_rules_and_keys_are_read_from_the_rule_files(paper):
     assert loop.name == "count_plain / count_{_kind}_things" and loop.keys == ("metaeval.ece_bins",)
 
 
-def test_upstream_rules_come_from_the_dag_at_any_depth(paper):
+def test_upstream_jobs_come_from_the_dag_at_any_depth(paper):
     # correlate_things reads score_things' outputs through a list of paths, not rules.score_things: only the DAG
     # knows it, and tabulate_datasets is two rules below it.
-    graph = rule_dependencies(paper / "Snakefile")
-    assert graph["correlate_things"] == {"score_things"}
-    assert graph["tabulate_datasets"] == {"correlate_things", "count_b_things"}
-    assert rules_upstream("tabulate_datasets", graph) == {"correlate_things", "count_b_things", "score_things"}
+    found = file_upstream(paper / "Snakefile", ["paper/tables/datasets.tex", "paper/figures/frank_williams.png"])
+    table = found["paper/tables/datasets.tex"]
+    assert table.direct == {"correlate_things", "count_b_things"}
+    assert table.every == {"correlate_things", "count_b_things", "score_things"}
+    assert found["paper/figures/frank_williams.png"].every == {"correlate_things", "score_things"}
     rules = parse_rule_files([paper / "rules.smk"])
-    assert keys_upstream("tabulate_datasets", graph, rules) == (
+    assert keys_of_rules(table.every, rules) == (
         "metaeval.ece_bins",
         "metaeval.frank.partial_variant",
         "score.alignscore.model",
     )
-    assert keys_upstream("score_things", graph, rules) == ()
+    with pytest.raises(FactlabError, match="no job .* writes paper/tables/absent.tex"):
+        file_upstream(paper / "Snakefile", ["paper/tables/absent.tex"])
+
+
+def test_a_rule_spelt_exactly_wins_over_a_loop_rule_s_template():
+    # metaeval.smk's loop rule evaluate_{_table}_detection can build the name evaluate_qa_detection, a rule of its own.
+    rules = parse_rule_files([ROOT / "workflow" / "rules" / "metaeval.smk"])
+    assert rule_named(rules, "evaluate_qa_detection").name == "evaluate_qa_detection"
+    assert rule_named(rules, "evaluate_true_detection").name.startswith("evaluate_detection / ")
 
 
 def test_command_writes_main_tex_and_readme(paper):
@@ -211,22 +220,38 @@ def test_command_writes_main_tex_and_readme(paper):
     assert figure_row.endswith("| `correlate_things` (rules.smk) | `metaeval.frank.partial_variant`, `score.alignscore.model` |")
 
 
-def test_keys_upstream_follow_the_run_s_configfiles(paper):
+def test_keys_upstream_follow_the_run_s_configfiles_and_a_linked_snakefile_s_directory(paper, tmp_path):
     # A rule that exists only when a key is set: the DAG built with the override has it, the plain one has not.
     (paper / "rules.smk").write_text(
         RULES.replace('THING_SCORES = [f"results/score/{name}.parquet" for name in ("x", "y")]', EXTRA_SCORES)
     )
     (paper / "Snakefile").write_text(SNAKEFILE.replace("def param(key):\n    return key", PARAM_FROM_CONFIG))
     (paper / "extra.yaml").write_text("extra: true\n")
-    assert rules_upstream("tabulate_datasets", rule_dependencies(paper / "Snakefile")) == {
-        "correlate_things",
-        "count_b_things",
-        "score_things",
-    }
-    with_extra = rule_dependencies(paper / "Snakefile", [paper / "extra.yaml"])
-    assert "score_extra_things" in rules_upstream("tabulate_datasets", with_extra)
+    table = "paper/tables/datasets.tex"
+    assert "score_extra_things" not in file_upstream(paper / "Snakefile", [table])[table].every
+    assert "score_extra_things" in file_upstream(paper / "Snakefile", [table], [paper / "extra.yaml"])[table].every
+    # The smoke directory's layout: the Snakefile and rule file linked in, a params.yaml of its own. Its DAG is that
+    # of its own configuration, not of the directory the links point to.
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    for name in ("Snakefile", "rules.smk"):
+        (linked / name).symlink_to(paper / name)
+    (linked / "params.yaml").write_text("extra: true\n")
+    (paper / "Snakefile").write_text((paper / "Snakefile").read_text().replace("def param", CONFIGFILE + "def param"))
+    (paper / "params.yaml").write_text("extra: false\n")
+    assert "score_extra_things" not in file_upstream(paper / "Snakefile", [table])[table].every
+    assert "score_extra_things" in file_upstream(linked / "Snakefile", [table])[table].every
+    # The command reads its --configfiles.
+    command = ["paper", "main-tex", "--tables", *TABLES, "--figures", *FIGURES, "--rule-files", "rules.smk"]
+    outputs = ["--out-tex", "paper/main.tex", "--out-readme", "paper/README.md"]
+    for configfiles, has_extra in (([], False), (["--configfiles", "extra.yaml"], True)):
+        assert factlab_main([*command, "--snakefile", "Snakefile", *configfiles, *outputs]) == 0
+        readme = (paper / "paper" / "README.md").read_text()
+        row = next(line for line in readme.splitlines() if line.startswith("| `tables/datasets.tex`"))
+        assert ("`score.extra.model`" in row) == has_extra
 
 
+CONFIGFILE = 'configfile: "params.yaml"\n\n\n'
 EXTRA_SCORES = """THING_SCORES = [f"results/score/{name}.parquet" for name in ("x", "y")]
 if config.get("extra"):
     THING_SCORES.append("results/extra/z.parquet")
@@ -234,6 +259,8 @@ if config.get("extra"):
     rule score_extra_things:
         output:
             "results/extra/{name}.parquet",
+        params:
+            model=param("score.extra.model"),
 """
 PARAM_FROM_CONFIG = "def param(key):\n    return config.get(key, key)"
 

@@ -47,7 +47,7 @@ def load_workflow(snakefile: Path, configfiles: Sequence[Path] = ()) -> Any:
         StorageSettings,
     )
 
-    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, enable_file_logging=False)) as api:
         workflow_api = api.workflow(
             resource_settings=ResourceSettings(),
             config_settings=ConfigSettings(configfiles=[Path(path) for path in configfiles]),
@@ -147,7 +147,7 @@ def _stage_order(upstream: dict[str, set[str]]) -> list[str]:
 
 
 def generate(snakefile: Path = Path("Snakefile")) -> str:
-    workflow = load_workflow(snakefile.resolve())
+    workflow = load_workflow(snakefile.absolute())
     metrics = sorted({str(path) for job in workflow.dag.jobs for path in job.output if Path(path).name == "metrics.json"})
     document = {
         "stages": build_stages(workflow),

@@ -648,23 +648,23 @@ PAPER_FIGURES = [
 RULE_FILES = sorted(str(path) for path in Path("workflow/rules").glob("*.smk"))
 
 
-# The README's upstream rules and keys come from the jobs' DAG, which the command builds again from the Snakefile and
-# this run's --configfile files (relative where they lie in the working directory, so a moved copy reruns nothing).
-RUN_CONFIGFILES = [
-    (
-        os.path.relpath(path)
-        if Path(path).resolve().is_relative_to(Path.cwd())
-        else str(path)
-    )
-    for path in workflow.overwrite_configfiles
-]
+# The README's upstream rules and keys come from the jobs' DAG, which the command builds again from this run's
+# Snakefile and --configfile files, named relative to the working directory where they lie in it (not resolved: the
+# smoke directory links config/ in), so that a copy of the run directory reruns nothing.
+def run_relative(path):
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+RUN_SNAKEFILE = run_relative(workflow.main_snakefile)
+RUN_CONFIGFILES = [run_relative(path) for path in workflow.overwrite_configfiles]
 
 
 rule write_paper_main:
     input:
         tables=PAPER_TABLES,
         figures=PAPER_FIGURES,
-        snakefile="Snakefile",
+        snakefile=RUN_SNAKEFILE,
         rule_files=RULE_FILES,
         configfiles=RUN_CONFIGFILES,
         code=code("paper", "main-tex"),
@@ -677,7 +677,7 @@ rule write_paper_main:
         CONDA_ENV
     shell:
         "factlab paper main-tex --tables {input.tables} --figures {input.figures} "
-        "--snakefile {input.snakefile} --rule-files {input.rule_files} --configfiles {input.configfiles} "
+        "--snakefile {input.snakefile:q} --rule-files {input.rule_files} --configfiles {input.configfiles:q} "
         "--out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
 
 

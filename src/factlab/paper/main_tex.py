@@ -6,8 +6,8 @@ The tables (paper/tables/*.tex) are whole `table` environments with their captio
 environment whose caption is the one in factlab.paper.captions.FIGURES and whose label is
 `fig:<stem>`. Each table and figure goes to the section of `SECTIONS` that names its file stem, and
 to a closing "Further results" section when none does, so a new table appears without an edit
-here; the text of each section refers to its floats. The README's rules and keys are read from the
-rule files' text (factlab.paper.provenance).
+here; the text of each section refers to its floats. The README's keys are read from the rule files' text, the
+jobs upstream of each float from the workflow's DAG (factlab.paper.provenance).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from factlab.io import write_text
 from factlab.paper import captions
 from factlab.paper.provenance import (
     RuleText,
-    keys_upstream,
+    Upstream,
+    file_upstream,
+    keys_of_rules,
     parse_rule_files,
-    rule_dependencies,
     rule_named,
     rule_writing,
 )
@@ -258,25 +259,18 @@ def _keys(keys: Sequence[str]) -> str:
     return ", ".join(f"`{key}`" for key in keys) if keys else "none"
 
 
-def _direct_upstream(rule: RuleText, graph: Mapping[str, Iterable[str]], rules: Sequence[RuleText]) -> str:
-    """The rules whose outputs `rule` reads, each with its file."""
-    names = sorted({upstream for name, needed in graph.items() if rule.pattern.fullmatch(name) for upstream in needed})
+def _rules(names: Iterable[str], rules: Sequence[RuleText]) -> str:
     described = []
-    for name in names:
-        producer = rule_named(rules, name)
-        described.append(f"`{name}`" + (f" ({Path(producer.file).name})" if producer else ""))
+    for name in sorted(names):
+        rule = rule_named(rules, name)
+        described.append(f"`{name}`" + (f" ({Path(rule.file).name})" if rule else ""))
     return ", ".join(described) if described else "none"
 
 
-def _keys_upstream(rule: RuleText, graph: Mapping[str, Iterable[str]], rules: Sequence[RuleText]) -> str:
-    names = [name for name in graph if rule.pattern.fullmatch(name)]
-    keys = sorted({key for name in names for key in keys_upstream(name, graph, rules)})
-    return _keys(keys)
-
-
-def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], graph: Mapping[str, Iterable[str]], tex_dir: Path) -> str:
-    """The README's table: for each float, its rule, the keys the rule reads, the rules it reads from and every key
-    read upstream of it at any depth (`graph`: rule -> the rules it reads from, `provenance.rule_dependencies`)."""
+def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], upstream: Mapping[str, Upstream], tex_dir: Path) -> str:
+    """The README's table: for each float, its rule, the keys the rule reads, the rules whose outputs its job reads
+    and every key read by a job upstream of it at any depth (`upstream`: the float's path ->
+    `provenance.file_upstream`'s answer)."""
     lines = [
         "# paper/",
         "",
@@ -306,11 +300,12 @@ def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], graph: Map
             for output in rule.outputs
             if Path(output).stem == item.stem and Path(output).as_posix() != Path(item.path).as_posix()
         ]
+        made_from = upstream[Path(item.path).as_posix()]
         files = " ".join(f"`{_relative(path, tex_dir)}`" for path in [item.path, *siblings])
         lines.append(
             f"| {files} | `{item.label}` | {section.title} | `{rule.name}` "
-            f"({Path(rule.file).name}) | {_keys(rule.keys)} | {_direct_upstream(rule, graph, rules)} "
-            f"| {_keys_upstream(rule, graph, rules)} |"
+            f"({Path(rule.file).name}) | {_keys(rule.keys)} | {_rules(made_from.direct, rules)} "
+            f"| {_keys(keys_of_rules(made_from.every, rules))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -333,7 +328,7 @@ def run(args: argparse.Namespace) -> None:
     tex_dir = Path(args.out_tex).parent
     floats = collect_floats(sorted(args.tables), sorted(args.figures), tex_dir)
     rules = parse_rule_files(args.rule_files)
-    graph = rule_dependencies(args.snakefile, args.configfiles)
-    readme = render_readme(floats, rules, graph, Path(args.out_readme).parent)
+    upstream = file_upstream(args.snakefile, [item.path for item in floats], args.configfiles)
+    readme = render_readme(floats, rules, upstream, Path(args.out_readme).parent)
     write_text(render_main(floats), args.out_tex)
     write_text(readme, args.out_readme)

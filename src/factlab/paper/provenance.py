@@ -1,23 +1,25 @@
 """Which workflow rule writes a paper file, which params.yaml keys it reads, and which rules and keys are upstream.
 
-Read from the text of workflow/rules/*.smk (snakefmt-formatted; nothing is imported or run): a rule's
+Read from the text of workflow/rules/*.smk (snakefmt-formatted; nothing is imported or run there): a rule's
 block is its indented body; its outputs are the string literals of its `output:` directive (report
 captions and categories aside); its keys are the `param("…")` calls in its body plus those of the
 module-level names and functions it uses (at any depth: `DETECTION_VALIDATION = detection_validation(…)` brings the
 keys read in `detection_validation`).
 A rule named by a `name:` directive (rules made in a loop) matches the names its literals can build.
 
-Which rules a rule reads from, at any depth, is Snakemake's own answer (`rule_dependencies`: the DAG of every job,
-built as `python -m factlab.dvcyaml` builds it), since inputs are often lists of paths computed in the rule files
-rather than `rules.<name>` references.
+Which jobs a file is made from, at any depth, is Snakemake's own answer (`file_upstream`: the DAG of every job, built
+as `python -m factlab.dvcyaml` builds it, so the workflow is parsed there), since inputs are often lists of paths
+computed in the rule files rather than `rules.<name>` references.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from factlab.errors import FactlabError
 
 RULE = re.compile(r"^(\s*)rule\s*(\w*)\s*:")
 DIRECTIVE = re.compile(r"^\s*(\w+):")
@@ -160,43 +162,64 @@ def parse_rule_files(paths: Iterable[str | Path]) -> list[RuleText]:
     return rules
 
 
-def rule_dependencies(snakefile: str | Path, configfiles: Sequence[str | Path] = ()) -> dict[str, set[str]]:
-    """Rule name -> the names of the rules whose outputs its jobs read, from the workflow's DAG of all jobs."""
+@dataclass(frozen=True)
+class Upstream:
+    """The jobs a file is made from, by rule name: those whose outputs its job reads, and every one at any depth."""
+
+    direct: frozenset[str]
+    every: frozenset[str]
+
+
+def file_upstream(
+    snakefile: str | Path, paths: Iterable[str | Path], configfiles: Sequence[str | Path] = ()
+) -> dict[str, Upstream]:
+    """Each of `paths` (as the workflow names it, relative to the Snakefile's folder) -> the rules of the jobs upstream
+    of the job that writes it, from the workflow's DAG of all jobs; an error for a path no job writes. The Snakefile
+    is not resolved: a linked one (the smoke directory's) runs in the directory of the link, with its params.yaml."""
     from factlab.dvcyaml import load_workflow  # Snakemake's API: imported only where the DAG is needed
 
-    workflow = load_workflow(Path(snakefile).resolve(), [Path(path).resolve() for path in configfiles])
-    graph: dict[str, set[str]] = {}
-    for job in workflow.dag.jobs:
-        needed = graph.setdefault(job.rule.name, set())
-        needed.update(dependency.rule.name for dependency in workflow.dag.dependencies[job])
-    return graph
-
-
-def rules_upstream(name: str, graph: Mapping[str, Iterable[str]]) -> set[str]:
-    """Every rule that `name` depends on, at any depth (itself excluded)."""
-    found: set[str] = set()
-    pending = list(graph.get(name, ()))
-    while pending:
-        rule = pending.pop()
-        if rule not in found and rule != name:
-            found.add(rule)
-            pending.extend(graph.get(rule, ()))
+    snakefile = Path(snakefile).absolute()
+    workflow = load_workflow(snakefile, [Path(path).absolute() for path in configfiles])
+    dag = workflow.dag
+    writer = {Path(str(output)).as_posix(): job for job in dag.jobs for output in job.output}
+    found: dict[str, Upstream] = {}
+    for path in paths:
+        given = Path(path)
+        wanted = (given.absolute().relative_to(snakefile.parent) if given.is_absolute() else given).as_posix()
+        job = writer.get(wanted)
+        if job is None:
+            raise FactlabError(f"no job of {snakefile}'s DAG writes {wanted}")
+        direct = {dependency.rule.name for dependency in dag.dependencies[job]}
+        every: set[str] = set()
+        seen, pending = {job}, list(dag.dependencies[job])
+        while pending:
+            upstream = pending.pop()
+            if upstream in seen:
+                continue
+            seen.add(upstream)
+            every.add(upstream.rule.name)
+            pending.extend(dag.dependencies[upstream])
+        found[Path(path).as_posix()] = Upstream(direct=frozenset(direct), every=frozenset(every))
     return found
 
 
-def keys_upstream(name: str, graph: Mapping[str, Iterable[str]], rules: Sequence[RuleText]) -> tuple[str, ...]:
-    """The params.yaml keys read by every rule `name` depends on, at any depth (sorted): with its own keys, the
-    parameters that made its outputs."""
+def keys_of_rules(names: Iterable[str], rules: Sequence[RuleText]) -> tuple[str, ...]:
+    """The params.yaml keys the named rules read (sorted; a rule the rule files do not define, such as one of the
+    Snakefile's, reads none)."""
     keys: set[str] = set()
-    for upstream in rules_upstream(name, graph):
-        rule = rule_named(rules, upstream)
+    for name in names:
+        rule = rule_named(rules, name)
         if rule is not None:
             keys.update(rule.keys)
     return tuple(sorted(keys))
 
 
 def rule_named(rules: Iterable[RuleText], name: str) -> RuleText | None:
-    return next((rule for rule in rules if rule.pattern.fullmatch(name)), None)
+    """The rule called `name`: one that spells it exactly first (a loop rule's template `evaluate_{_table}_detection`
+    also matches `evaluate_qa_detection`), else one whose name templates can build it."""
+    rules = list(rules)
+    exact = next((rule for rule in rules if name in rule.name.split(" / ")), None)
+    return exact or next((rule for rule in rules if rule.pattern.fullmatch(name)), None)
 
 
 def rule_writing(rules: Iterable[RuleText], path: str | Path) -> RuleText | None:
