@@ -81,6 +81,14 @@ def code(stage, command=None):
     return command_code(stage, command)
 
 
+def run_relative(path):
+    """A path of this run (its Snakefile, a --configfile) relative to the working directory where it lies in it, not
+    resolved (the smoke directory links config/ in): a copy of the run directory then names the same inputs.
+    """
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
 def get_local_files(wildcards):
     return list(SPECS[wildcards.name].local_files)
 

@@ -649,13 +649,7 @@ RULE_FILES = sorted(str(path) for path in Path("workflow/rules").glob("*.smk"))
 
 
 # The README's upstream rules and keys come from the jobs' DAG, which the command builds again from this run's
-# Snakefile and --configfile files, named relative to the working directory where they lie in it (not resolved: the
-# smoke directory links config/ in), so that a copy of the run directory reruns nothing.
-def run_relative(path):
-    relative = os.path.relpath(path)
-    return str(path) if relative.startswith("..") else relative
-
-
+# Snakefile and --configfile files.
 RUN_SNAKEFILE = run_relative(workflow.main_snakefile)
 RUN_CONFIGFILES = [run_relative(path) for path in workflow.overwrite_configfiles]
 
