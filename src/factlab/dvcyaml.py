@@ -147,7 +147,7 @@ def _stage_order(upstream: dict[str, set[str]]) -> list[str]:
 
 
 def generate(snakefile: Path = Path("Snakefile")) -> str:
-    workflow = load_workflow(snakefile.absolute())
+    workflow = load_workflow(snakefile.resolve())
     metrics = sorted({str(path) for job in workflow.dag.jobs for path in job.output if Path(path).name == "metrics.json"})
     document = {
         "stages": build_stages(workflow),
