@@ -185,21 +185,13 @@ def file_upstream(
     found: dict[str, Upstream] = {}
     for path in paths:
         given = Path(path)
-        wanted = (given.absolute().relative_to(snakefile.parent) if given.is_absolute() else given).as_posix()
+        wanted = (given.relative_to(snakefile.parent) if given.is_absolute() else given).as_posix()
         job = writer.get(wanted)
         if job is None:
             raise FactlabError(f"no job of {snakefile}'s DAG writes {wanted}")
         direct = {dependency.rule.name for dependency in dag.dependencies[job]}
-        every: set[str] = set()
-        seen, pending = {job}, list(dag.dependencies[job])
-        while pending:
-            upstream = pending.pop()
-            if upstream in seen:
-                continue
-            seen.add(upstream)
-            every.add(upstream.rule.name)
-            pending.extend(dag.dependencies[upstream])
-        found[Path(path).as_posix()] = Upstream(direct=frozenset(direct), every=frozenset(every))
+        every = {upstream.rule.name for upstream in dag.bfs(dag.dependencies, job) if upstream is not job}
+        found[given.as_posix()] = Upstream(direct=frozenset(direct), every=frozenset(every))
     return found
 
 
