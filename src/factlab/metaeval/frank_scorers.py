@@ -34,7 +34,6 @@ from factlab.errors import FactlabError
 from factlab.io import write_json
 from factlab.metaeval.partial import PARTIAL_VARIANTS, residual_dimensions, varies_within_confounders
 from factlab.metaeval.published.frank import (
-    CONFOUNDER,
     HUMAN,
     SUBSET_LABELS,
     BootstrapSettings,
@@ -42,6 +41,7 @@ from factlab.metaeval.published.frank import (
     load_joined,
     metric_human_correlations,
     pearson_bootstrap_cis,
+    rated_with_systems,
     select_subset,
     undefined_ablation_cells,
     williams_comparisons,
@@ -135,8 +135,7 @@ def varying_scorers(
         for scorer in scorers:
             if any(scorer in names for names in left_out.values()):
                 continue
-            kept = part.dropna(subset=[scorer, HUMAN, CONFOUNDER])
-            systems = [kept[CONFOUNDER].to_numpy()]
+            kept, systems = rated_with_systems(part, [scorer, HUMAN])
             if residual_dimensions(systems, len(kept)) < needed:
                 reason = "scorers_left_out_too_few_summaries"
             elif not varies_within_confounders(kept[scorer], systems):
