@@ -44,6 +44,29 @@ def test_gpu_config_validates_and_reserves_a_gpu_for_training() -> None:
     assert training and "gpu=1" in training.group(1)
 
 
+def test_the_two_epoch_recipe_changes_only_the_aligners_epochs() -> None:
+    """config/aligner_2epochs.yaml merges over params.yaml (schema-checked); the training commands the dry run prints
+    differ from the default's in the aligner's epochs alone."""
+    snakemake = Path(sys.executable).with_name("snakemake")
+    targets = ["results/models/aligner/model.safetensors", "results/models/qasem_parser/model.safetensors"]
+
+    def training_commands(*configfiles: str) -> dict[str, str]:
+        options = ["--configfile", *configfiles] if configfiles else []
+        done = subprocess.run(
+            [str(snakemake), "-n", "-p", "--nolock", *options, "--", *targets],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        command = r"^Shell command: (factlab train (?:aligner|qasem-parser)) (.+)$"
+        return dict(re.findall(command, done.stdout, flags=re.MULTILINE))
+
+    default, longer = training_commands(), training_commands("config/aligner_2epochs.yaml")
+    assert set(default) == set(longer) == {"factlab train aligner", "factlab train qasem-parser"}
+    assert longer["factlab train qasem-parser"] == default["factlab train qasem-parser"]
+    assert '"epochs": 1,' in default["factlab train aligner"]
+    assert longer["factlab train aligner"] == default["factlab train aligner"].replace('"epochs": 1,', '"epochs": 2,')
+
+
 def dry_run_jobs(directory: Path, *targets: str) -> list[tuple[str, str]]:
     """(rule name, the job's dry-run text) of every job `snakemake -n` plans in a tree linked to this one."""
     for name in ("Snakefile", "workflow", "profiles", "src", "config", "resources", "params.yaml"):
