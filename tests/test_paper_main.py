@@ -230,6 +230,10 @@ def test_keys_upstream_follow_the_run_s_configfiles_and_a_linked_snakefile_s_dir
     table = "paper/tables/datasets.tex"
     assert "score_extra_things" not in file_upstream(paper / "Snakefile", [table])[table].every
     assert "score_extra_things" in file_upstream(paper / "Snakefile", [table], [paper / "extra.yaml"])[table].every
+    # --config on the command line, over the configfile's value.
+    assert "score_extra_things" in file_upstream(paper / "Snakefile", [table], [], {"extra": True})[table].every
+    extra_off = file_upstream(paper / "Snakefile", [table], [paper / "extra.yaml"], {"extra": False})
+    assert "score_extra_things" not in extra_off[table].every
     # The smoke directory's layout: the Snakefile and rule file linked in, a params.yaml of its own. Its DAG is that
     # of its own configuration, not of the directory the links point to.
     linked = tmp_path / "linked"
@@ -244,8 +248,13 @@ def test_keys_upstream_follow_the_run_s_configfiles_and_a_linked_snakefile_s_dir
     # The command reads its --configfiles.
     command = ["paper", "main-tex", "--tables", *TABLES, "--figures", *FIGURES, "--rule-files", "rules.smk"]
     outputs = ["--out-tex", "paper/main.tex", "--out-readme", "paper/README.md"]
-    for configfiles, has_extra in (([], False), (["--configfiles", "extra.yaml"], True)):
-        assert factlab_main([*command, "--snakefile", "Snakefile", *configfiles, *outputs]) == 0
+    for configured, has_extra in (
+        ([], False),
+        (["--configfiles", "extra.yaml"], True),
+        (["--config-overrides", '{"extra": true}'], True),
+        (["--configfiles", "extra.yaml", "--config-overrides", '{"extra": false}'], False),
+    ):
+        assert factlab_main([*command, "--snakefile", "Snakefile", *configured, *outputs]) == 0
         readme = (paper / "paper" / "README.md").read_text()
         row = next(line for line in readme.splitlines() if line.startswith("| `tables/datasets.tex`"))
         assert ("`score.extra.model`" in row) == has_extra

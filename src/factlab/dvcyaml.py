@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +34,10 @@ HEADER = (
 )
 
 
-def load_workflow(snakefile: Path, configfiles: Sequence[Path] = ()) -> Any:
+def load_workflow(snakefile: Path, configfiles: Sequence[Path] = (), config: Mapping[str, Any] | None = None) -> Any:
     """The parsed workflow with its DAG of all jobs (Snakemake's API; nothing runs); `configfiles` are merged
-    over the Snakefile's own `configfile:` as `--configfile` merges them."""
+    over the Snakefile's own `configfile:` as `--configfile` merges them, and `config` over those as `--config`
+    (the parsed values a run's `workflow.config_settings.config` holds)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         ConfigSettings,
@@ -50,7 +51,7 @@ def load_workflow(snakefile: Path, configfiles: Sequence[Path] = ()) -> Any:
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, enable_file_logging=False)) as api:
         workflow_api = api.workflow(
             resource_settings=ResourceSettings(),
-            config_settings=ConfigSettings(configfiles=[Path(path) for path in configfiles]),
+            config_settings=ConfigSettings(config=dict(config or {}), configfiles=[Path(path) for path in configfiles]),
             storage_settings=StorageSettings(),
             snakefile=snakefile,
             workdir=snakefile.parent,

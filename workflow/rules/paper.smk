@@ -649,9 +649,10 @@ RULE_FILES = sorted(str(path) for path in Path("workflow/rules").glob("*.smk"))
 
 
 # The README's upstream rules and keys come from the jobs' DAG, which the command builds again from this run's
-# Snakefile and --configfile files.
+# Snakefile, --configfile files and --config values (a param: new values rerun the README).
 RUN_SNAKEFILE = run_relative(workflow.main_snakefile)
 RUN_CONFIGFILES = [run_relative(path) for path in workflow.overwrite_configfiles]
+RUN_CONFIG_OVERRIDES = json.dumps(dict(workflow.config_settings.config), sort_keys=True)
 
 
 rule write_paper_main:
@@ -669,10 +670,12 @@ rule write_paper_main:
         "logs/paper/write_paper_main.log",
     conda:
         CONDA_ENV
+    params:
+        config_overrides=RUN_CONFIG_OVERRIDES,
     shell:
         "factlab paper main-tex --tables {input.tables} --figures {input.figures} "
         "--snakefile {input.snakefile:q} --rule-files {input.rule_files} --configfiles {input.configfiles:q} "
-        "--out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
+        "--config-overrides {params.config_overrides:q} --out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
 
 
 # Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Set-up and run). Fails on a

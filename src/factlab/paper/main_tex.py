@@ -13,6 +13,7 @@ jobs upstream of each float from the workflow's DAG (factlab.paper.provenance).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -320,6 +321,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--configfiles", nargs="*", default=[], help="the run's --configfile files, merged as Snakemake merges them"
     )
+    parser.add_argument(
+        "--config-overrides", type=json.loads, default={}, help="the run's --config values (JSON), merged over those"
+    )
     parser.add_argument("--out-tex", required=True, help="paper/main.tex")
     parser.add_argument("--out-readme", required=True, help="paper/README.md")
     parser.set_defaults(func=run)
@@ -329,7 +333,7 @@ def run(args: argparse.Namespace) -> None:
     tex_dir = Path(args.out_tex).parent
     floats = collect_floats(sorted(args.tables), sorted(args.figures), tex_dir)
     rules = parse_rule_files(args.rule_files)
-    upstream = file_upstream(args.snakefile, [item.path for item in floats], args.configfiles)
+    upstream = file_upstream(args.snakefile, [item.path for item in floats], args.configfiles, args.config_overrides)
     readme = render_readme(floats, rules, upstream, Path(args.out_readme).parent)
     write_text(render_main(floats), args.out_tex)
     write_text(readme, args.out_readme)

@@ -15,9 +15,10 @@ computed in the rule files rather than `rules.<name>` references.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from factlab.errors import FactlabError
 
@@ -171,15 +172,19 @@ class Upstream:
 
 
 def file_upstream(
-    snakefile: str | Path, paths: Iterable[str | Path], configfiles: Sequence[str | Path] = ()
+    snakefile: str | Path,
+    paths: Iterable[str | Path],
+    configfiles: Sequence[str | Path] = (),
+    config_overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Upstream]:
     """Each of `paths` (as the workflow names it, relative to the Snakefile's folder) -> the rules of the jobs upstream
-    of the job that writes it, from the workflow's DAG of all jobs; an error for a path no job writes. The Snakefile
-    is not resolved: a linked one (the smoke directory's) runs in the directory of the link, with its params.yaml."""
+    of the job that writes it, from the workflow's DAG of all jobs under the run's `--configfile` files and `--config`
+    overrides; an error for a path no job writes. The Snakefile is not resolved: a linked one (the smoke directory's)
+    runs in the directory of the link, with its params.yaml."""
     from factlab.dvcyaml import load_workflow  # Snakemake's API: imported only where the DAG is needed
 
     snakefile = Path(snakefile).absolute()
-    workflow = load_workflow(snakefile, [Path(path).absolute() for path in configfiles])
+    workflow = load_workflow(snakefile, [Path(path).absolute() for path in configfiles], config_overrides)
     dag = workflow.dag
     writer = {Path(str(output)).as_posix(): job for job in dag.jobs for output in job.output}
     found: dict[str, Upstream] = {}
