@@ -67,6 +67,23 @@ def test_the_two_epoch_recipe_changes_only_the_aligners_epochs() -> None:
     assert longer["factlab train aligner"] == default["factlab train aligner"].replace('"epochs": 1,', '"epochs": 2,')
 
 
+def test_the_paper_readme_job_is_given_the_run_s_config_values() -> None:
+    """A --config value reaches write_paper_main's command, which builds the README's DAG with it (test_paper_main)."""
+    snakemake = Path(sys.executable).with_name("snakemake")
+    override = ["--config", 'download={"manifest": "config/data_manifest.tsv"}']
+    commands = []
+    for given in ([], override):
+        done = subprocess.run(
+            [str(snakemake), "-n", "-p", "--nolock", *given, "--", "paper/README.md"],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        commands.append(re.search(r"^Shell command: factlab paper main-tex .*$", done.stdout, flags=re.MULTILINE))
+    plain, overridden = (match.group(0) if match else "" for match in commands)
+    assert "--config-overrides '{}'" in plain
+    assert """--config-overrides '{"download": {"manifest": "config/data_manifest.tsv"}}'""" in overridden
+
+
 def dry_run_jobs(directory: Path, *targets: str) -> list[tuple[str, str]]:
     """(rule name, the job's dry-run text) of every job `snakemake -n` plans in a tree linked to this one."""
     for name in ("Snakefile", "workflow", "profiles", "src", "config", "resources", "params.yaml"):
