@@ -230,7 +230,7 @@ def test_keys_upstream_follow_the_run_s_configfiles_and_a_linked_snakefile_s_dir
     table = "paper/tables/datasets.tex"
     assert "score_extra_things" not in file_upstream(paper / "Snakefile", [table])[table].every
     assert "score_extra_things" in file_upstream(paper / "Snakefile", [table], [paper / "extra.yaml"])[table].every
-    # --config on the command line, over the configfile's value.
+    # --config values, over params.yaml's and over a configfile's.
     assert "score_extra_things" in file_upstream(paper / "Snakefile", [table], [], {"extra": True})[table].every
     extra_off = file_upstream(paper / "Snakefile", [table], [paper / "extra.yaml"], {"extra": False})
     assert "score_extra_things" not in extra_off[table].every

@@ -46,14 +46,15 @@ def test_gpu_config_validates_and_reserves_a_gpu_for_training() -> None:
 
 def test_the_two_epoch_recipe_changes_only_the_aligners_epochs() -> None:
     """config/aligner_2epochs.yaml merges over params.yaml (schema-checked); the training commands the dry run prints
-    differ from the default's in the aligner's epochs alone."""
+    (forced, so a built tree plans them too) differ from the default's in the aligner's epochs alone."""
     snakemake = Path(sys.executable).with_name("snakemake")
     targets = ["results/models/aligner/model.safetensors", "results/models/qasem_parser/model.safetensors"]
 
     def training_commands(*configfiles: str) -> dict[str, str]:
         options = ["--configfile", *configfiles] if configfiles else []
+        forced = ["--forcerun", "train_aligner", "train_qasem_parser"]
         done = subprocess.run(
-            [str(snakemake), "-n", "-p", "--nolock", *options, "--", *targets],
+            [str(snakemake), "-n", "-p", "--nolock", *options, *forced, "--", *targets],
             cwd=ROOT, capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr[-2000:]
@@ -74,12 +75,14 @@ def test_the_paper_readme_job_is_given_the_run_s_config_values() -> None:
     commands = []
     for given in ([], override):
         done = subprocess.run(
-            [str(snakemake), "-n", "-p", "--nolock", *given, "--", "paper/README.md"],
+            [str(snakemake), "-n", "-p", "--nolock", *given, "--forcerun", "write_paper_main", "--", "paper/README.md"],
             cwd=ROOT, capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr[-2000:]
-        commands.append(re.search(r"^Shell command: factlab paper main-tex .*$", done.stdout, flags=re.MULTILINE))
-    plain, overridden = (match.group(0) if match else "" for match in commands)
+        found = re.search(r"^Shell command: factlab paper main-tex .*$", done.stdout, flags=re.MULTILINE)
+        assert found, done.stdout[-2000:]
+        commands.append(found.group(0))
+    plain, overridden = commands
     assert "--config-overrides '{}'" in plain
     assert """--config-overrides '{"download": {"manifest": "config/data_manifest.tsv"}}'""" in overridden
 

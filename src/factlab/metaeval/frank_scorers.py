@@ -38,10 +38,10 @@ from factlab.metaeval.published.frank import (
     SUBSET_LABELS,
     BootstrapSettings,
     category_ablation,
+    complete_with_systems,
     load_joined,
     metric_human_correlations,
     pearson_bootstrap_cis,
-    rated_with_systems,
     select_subset,
     undefined_ablation_cells,
     williams_comparisons,
@@ -135,7 +135,7 @@ def varying_scorers(
         for scorer in scorers:
             if any(scorer in names for names in left_out.values()):
                 continue
-            kept, systems = rated_with_systems(part, [scorer, HUMAN])
+            kept, systems = complete_with_systems(part, [scorer, HUMAN])
             if residual_dimensions(systems, len(kept)) < needed:
                 reason = "scorers_left_out_too_few_summaries"
             elif not varies_within_confounders(kept[scorer], systems):

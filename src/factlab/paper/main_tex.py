@@ -312,6 +312,14 @@ def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], upstream: 
     return "\n".join(lines) + "\n"
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """A JSON object given on the command line (argparse's `type`: anything else is a usage error)."""
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"not a JSON object: {text}")
+    return value
+
+
 def register(commands: Any) -> None:
     parser = commands.add_parser("main-tex", help="paper/main.tex (every table and figure) and paper/README.md")
     parser.add_argument("--tables", nargs="*", default=[], help="generated LaTeX tables (paper/tables/*.tex)")
@@ -322,7 +330,7 @@ def register(commands: Any) -> None:
         "--configfiles", nargs="*", default=[], help="the run's --configfile files, merged as Snakemake merges them"
     )
     parser.add_argument(
-        "--config-overrides", type=json.loads, default={}, help="the run's --config values (JSON), merged over those"
+        "--config-overrides", type=json_object, default={}, help="the run's --config values (a JSON object), merged over those"
     )
     parser.add_argument("--out-tex", required=True, help="paper/main.tex")
     parser.add_argument("--out-readme", required=True, help="paper/README.md")

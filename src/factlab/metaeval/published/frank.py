@@ -303,9 +303,9 @@ def pairwise_matrix(comparisons: pd.DataFrame, column: str, metrics: Sequence[st
     return matrix
 
 
-def rated_with_systems(part: pd.DataFrame, columns: Sequence[str]) -> tuple[pd.DataFrame, list[np.ndarray]]:
+def complete_with_systems(part: pd.DataFrame, columns: Sequence[str]) -> tuple[pd.DataFrame, list[np.ndarray]]:
     """The rows of `part` with every one of `columns` and a system, and those systems as the partial correlation's
-    confounder: what a variation test (`varies_within_confounders`) and the correlation itself then read."""
+    confounder, as `varies_within_confounders` takes them."""
     kept = part.dropna(subset=[*columns, CONFOUNDER])
     return kept, [kept[CONFOUNDER].to_numpy()]
 
@@ -335,7 +335,7 @@ def category_ablation(
         for metric in metrics:
             human = partial_pair(part, metric, HUMAN, variant)
             for flip in flips:
-                kept, systems = rated_with_systems(part, [metric, flip])
+                kept, systems = complete_with_systems(part, [metric, flip])
                 # A scorer's small seeded sample can leave one flipped rating per system (every summary of a system
                 # without, or with, that category's errors): the partial correlation is then undefined, so the row is
                 # kept with NaN (the command names it) rather than failing the table.
