@@ -652,7 +652,9 @@ RULE_FILES = sorted(str(path) for path in Path("workflow/rules").glob("*.smk"))
 # Snakefile, --configfile files and --config values (a param: new values rerun the README).
 RUN_SNAKEFILE = run_relative(workflow.main_snakefile)
 RUN_CONFIGFILES = [run_relative(path) for path in workflow.overwrite_configfiles]
-RUN_CONFIG_OVERRIDES = json.dumps(dict(workflow.config_settings.config), sort_keys=True, default=str)
+RUN_CONFIG_OVERRIDES = json.dumps(
+    dict(workflow.config_settings.config), sort_keys=True, default=str
+)
 
 
 rule write_paper_main:
