@@ -49,6 +49,14 @@ def positive_int(value: str) -> int:
     return number
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """argparse type: a JSON object (anything else is a usage error)."""
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"not a JSON object: {text}")
+    return value
+
+
 def max_examples(value: str) -> int | None:
     """argparse type of --max-examples: 'all' (None) or a positive N (the first N example_ids)."""
     return None if value == "all" else positive_int(value)

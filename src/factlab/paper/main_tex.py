@@ -13,7 +13,6 @@ jobs upstream of each float from the workflow's DAG (factlab.paper.provenance).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factlab.commands import json_object
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.paper import captions
@@ -310,14 +310,6 @@ def render_readme(floats: Sequence[Float], rules: Sequence[RuleText], upstream: 
             f"| {_keys(keys_of_rules(made_from.every, rules))} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def json_object(text: str) -> dict[str, Any]:
-    """A JSON object given on the command line (argparse's `type`: anything else is a usage error)."""
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"not a JSON object: {text}")
-    return value
 
 
 def register(commands: Any) -> None:
