@@ -1,0 +1,93 @@
+"""QANom QA statements (training benchmark qanom_qa), checked against the QANom table itself."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from damaged_copies import check_nli_schema
+
+from factlab.data.adapters.qanom_qa import adapt_qanom_qa, covered_tokens, wrong_answers
+from factlab.data.adapters.qasrl import adapt_qanom
+from factlab.data.registry import builtin_specs
+
+SENTENCE = "Wiki1k:wikipedia:19022:24:0"  # "Since accurate measurement is essential in many fields , ..."
+
+
+@pytest.fixture(scope="module")
+def qanom_train(raw) -> pd.DataFrame:
+    table = adapt_qanom(raw).frame
+    return table[(table["split"] == "train") & (table["question"] != "")]
+
+
+@pytest.fixture(scope="module")
+def built(raw):
+    return adapt_qanom_qa(raw)
+
+
+def test_spec_is_a_training_benchmark_on_qanom():
+    spec = builtin_specs()["qanom_qa"]
+    assert (spec.role, spec.kind, spec.datasets) == ("training", "benchmark", ("qanom",))
+
+
+def test_rows_are_balanced_pairs_and_counted(built, qanom_train):
+    frame = check_nli_schema(built.frame, "qanom_qa", {"entailment", "not_entailment"})
+    counts = built.counts
+    assert counts["read_qas"] == len(qanom_train) == 15_871
+    assert counts["predicates"] == qanom_train["key"].nunique()
+    assert counts["kept_right"] == counts["kept_swapped"] == counts["predicates"] - counts["dropped_no_wrong_answer"]
+    assert len(frame) == 2 * counts["kept_right"] and frame["example_id"].is_unique
+    assert set(frame["split"]) == {"train"}
+    pairs = frame.groupby("qa_id")
+    assert (pairs.size() == 2).all() and (pairs["source"].nunique() == 1).all() and (pairs["question"].nunique() == 1).all()
+    assert (frame["label"] == (frame["answer_kind"] == "right")).all()
+    # one QA per predicate: the qa_id's predicate key is never repeated across pairs
+    keys = frame["qa_id"].str.rsplit("_q", n=1).str[0]
+    assert keys.groupby(frame["qa_id"]).first().is_unique
+
+
+def test_answers_come_from_the_qanom_annotation(built, qanom_train):
+    """Right answers are the QA's own first answer; swapped ones another QA's of the sentence, on other tokens."""
+    by_qa = qanom_train.set_index("qa_id")
+    by_sentence = {sentence_id: list(rows.itertuples()) for sentence_id, rows in qanom_train.groupby("sentence_id")}
+    frame = built.frame
+    for row in frame.itertuples():
+        qa = by_qa.loc[row.qa_id]
+        assert row.source == qa["sentence"] and row.question == qa["question"]
+        assert row.output == f"{qa['question']} {row.answer}"
+        if row.answer_kind == "right":
+            assert row.answer == qa["answers"][0]
+            continue
+        donors = [r for r in by_sentence[qa["sentence_id"]] if r.qa_id != row.qa_id and r.answers[0] == row.answer]
+        assert donors, row.qa_id
+        own = {t for start, end in qa["answer_ranges"] for t in range(start, end)}
+        assert any(not own & {t for start, end in d.answer_ranges for t in range(start, end)} for d in donors)
+        assert row.answer.casefold() not in {a.casefold() for a in qa["answers"]}
+
+
+def test_a_worked_sentence(built):
+    """Tokens: Since(0) accurate(1) measurement(2) is(3) essential(4) in(5) many(6) fields(7) , ... measurements(12)."""
+    rows = built.frame[built.frame["qa_id"].str.startswith(f"{SENTENCE}_")]
+    outputs = dict(zip(rows["qa_id"] + "/" + rows["answer_kind"], rows["output"], strict=True))
+    # predicate 15 ("approximations") has one QA: its wrong answer comes from predicate 2's QAs
+    assert outputs[f"{SENTENCE}_15_q0/right"] == "What is approximated? measurements"
+    wrong = outputs[f"{SENTENCE}_15_q0/swapped"]
+    assert wrong in {"What is approximated? accurate measurement", "What is approximated? in many fields"}
+    # predicate 2 ("measurement") has two QAs on disjoint tokens: the chosen one takes the other's answer
+    pair = {outputs[k] for k in outputs if k.startswith(f"{SENTENCE}_2_")}
+    assert pair in (
+        {"Where is something measured? in many fields", "Where is something measured? accurate measurement"},
+        {"How is something measured? accurate measurement", "How is something measured? in many fields"},
+    )
+
+
+def test_an_overlapping_answer_is_never_wrong(qanom_train):
+    """Two QAs of a real sentence whose answers overlap: neither is offered as the other's wrong answer."""
+    rows = qanom_train[qanom_train["sentence_id"] == SENTENCE].set_index("qa_id")
+    qa = rows.loc[f"{SENTENCE}_2_q0"].copy()  # answer tokens [1, 3): "accurate measurement"
+    assert covered_tokens(qa["answer_ranges"]) == {1, 2}
+    others = rows.loc[[f"{SENTENCE}_2_q1", f"{SENTENCE}_15_q0"]]
+    assert wrong_answers(qa, others) == ["in many fields", "measurements"]
+    qa["answer_ranges"] = [[5, 6]]  # now sharing token 5 with "in many fields" [5, 8)
+    assert wrong_answers(qa, others) == ["measurements"]
+    qa["answers"] = ["Measurements"]  # the same text, in another case
+    assert wrong_answers(qa, others) == []
