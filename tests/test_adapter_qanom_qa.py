@@ -82,10 +82,10 @@ def test_a_worked_sentence(built):
 
 def test_an_overlapping_answer_is_never_wrong(qanom_train):
     """Two QAs of a real sentence whose answers overlap: neither is offered as the other's wrong answer."""
-    rows = qanom_train[qanom_train["sentence_id"] == SENTENCE].set_index("qa_id")
-    qa = rows.loc[f"{SENTENCE}_2_q0"].copy()  # answer tokens [1, 3): "accurate measurement"
+    rows = {row["qa_id"]: row for row in qanom_train[qanom_train["sentence_id"] == SENTENCE].to_dict("records")}
+    qa = dict(rows[f"{SENTENCE}_2_q0"])  # answer tokens [1, 3): "accurate measurement"
     assert covered_tokens(qa["answer_ranges"]) == {1, 2}
-    others = rows.loc[[f"{SENTENCE}_2_q1", f"{SENTENCE}_15_q0"]]
+    others = [rows[f"{SENTENCE}_2_q1"], rows[f"{SENTENCE}_15_q0"]]
     assert wrong_answers(qa, others) == ["in many fields", "measurements"]
     qa["answer_ranges"] = [[5, 6]]  # now sharing token 5 with "in many fields" [5, 8)
     assert wrong_answers(qa, others) == ["measurements"]

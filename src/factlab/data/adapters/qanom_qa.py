@@ -20,7 +20,7 @@ the table stays balanced. Only QANom's train split is read (`split` "train").
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -44,14 +44,14 @@ def pick(candidates: Sequence[Any], key: str) -> Any:
     return candidates[zlib.crc32(key.encode()) % len(candidates)]
 
 
-def wrong_answers(qa: pd.Series, others: pd.DataFrame) -> list[str]:
-    """Answers of `others` (first answer each) that share no token with `qa`'s answers and differ in text."""
+def wrong_answers(qa: Mapping[str, Any], others: Iterable[Mapping[str, Any]]) -> list[str]:
+    """First answers of `others` that share no token with `qa`'s answers and differ from them in text."""
     own_tokens = covered_tokens(qa["answer_ranges"])
     own_texts = {text.casefold() for text in qa["answers"]}
-    found = []
-    for ranges, answers in zip(others["answer_ranges"], others["answers"], strict=True):
-        first = answers[0]
-        if covered_tokens(ranges) & own_tokens or first.casefold() in own_texts or first in found:
+    found: list[str] = []
+    for other in others:
+        first = other["answers"][0]
+        if covered_tokens(other["answer_ranges"]) & own_tokens or first.casefold() in own_texts or first in found:
             continue
         found.append(first)
     return found
@@ -59,14 +59,20 @@ def wrong_answers(qa: pd.Series, others: pd.DataFrame) -> list[str]:
 
 def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The right and swapped rows of QANom QA rows (one split, QAs only), and the counts."""
+    by_sentence: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    in_table_order: dict[str, list[dict[str, Any]]] = {}
+    for qa in qas.to_dict("records"):  # plain records: pandas row access would dominate the build
+        by_sentence.setdefault(qa["sentence_id"], {}).setdefault(qa["key"], []).append(qa)
+        in_table_order.setdefault(qa["sentence_id"], []).append(qa)
     rows: list[dict[str, Any]] = []
     counts = {"predicates": 0, "dropped_no_wrong_answer": 0}
-    for _sentence_id, sentence_qas in qas.groupby("sentence_id", sort=True):
-        for key, predicate_qas in sentence_qas.groupby("key", sort=True):
+    for sentence_id in sorted(by_sentence):
+        predicates = by_sentence[sentence_id]
+        for key in sorted(predicates):
             counts["predicates"] += 1
-            qa = pick([row for _, row in predicate_qas.iterrows()], str(key))
-            same_predicate = predicate_qas[predicate_qas["qa_id"] != qa["qa_id"]]
-            other_predicates = sentence_qas[sentence_qas["key"] != key]
+            qa = pick(predicates[key], key)
+            same_predicate = [other for other in predicates[key] if other["qa_id"] != qa["qa_id"]]
+            other_predicates = [other for other in in_table_order[sentence_id] if other["key"] != key]
             candidates = wrong_answers(qa, same_predicate) or wrong_answers(qa, other_predicates)
             if not candidates:
                 counts["dropped_no_wrong_answer"] += 1
