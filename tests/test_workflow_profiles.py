@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -66,6 +67,34 @@ def test_the_two_epoch_recipe_changes_only_the_aligners_epochs() -> None:
     assert longer["factlab train qasem-parser"] == default["factlab train qasem-parser"]
     assert '"epochs": 1,' in default["factlab train aligner"]
     assert longer["factlab train aligner"] == default["factlab train aligner"].replace('"epochs": 1,', '"epochs": 2,')
+
+
+def test_the_qa_statement_mixture_adds_only_qanom_qa_to_the_mixture() -> None:
+    """config/aligner_qanom_qa.yaml merges into aligner.mixture.sources: the mixture's command (forced) reads one more
+    corpus, qanom_qa, capped at 3,000 pairs; every other source keeps its size."""
+    snakemake = Path(sys.executable).with_name("snakemake")
+
+    def mixture_command(*configfiles: str) -> str:
+        options = ["--configfile", *configfiles] if configfiles else []
+        done = subprocess.run(
+            [str(snakemake), "-n", "-p", "--nolock", *options, "--forcerun", "build_training_mixture", "--",
+             "results/models/aligner_data/mixture.parquet"],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        found = re.search(r"^Shell command: .*factlab train aligner-mixture (.+)$", done.stdout, flags=re.MULTILINE)
+        assert found, done.stdout[-2000:]
+        return found.group(1)
+
+    def sources(command: str) -> dict[str, int]:
+        settings = re.search(r"--settings '([^']+)'", command)
+        assert settings
+        return json.loads(settings.group(1))["sources"]
+
+    default, with_qas = mixture_command(), mixture_command("config/aligner_qanom_qa.yaml")
+    assert "qanom_qa" not in default and "results/data/qanom_qa.parquet" in with_qas
+    assert sources(with_qas) == {**sources(default), "qanom_qa": 3000}
+    assert with_qas.replace(" results/data/qanom_qa.parquet", "").replace(', "qanom_qa": 3000', "") == default
 
 
 def test_the_paper_readme_job_is_given_the_run_s_config_values() -> None:
