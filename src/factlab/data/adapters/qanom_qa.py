@@ -3,15 +3,18 @@
 QASemConsistency scores hypotheses of the form `question + " " + answer` ("Who was arrested? a
 man"); the aligner's other training pairs hold few of that form (HaluEval's HotpotQA questions,
 MCTest's). This training benchmark makes them from QANom's train split (the parser's training
-data; never an evaluated text): per predicate with QAs, one QA (chosen by the crc32 of its id, so
-the build is deterministic without a seed) gives two rows, both with the sentence as `source`:
+data; never an evaluated text): per predicate with QAs, one QA (chosen by the crc32 of the
+predicate's key, so the build is deterministic without a seed) gives two rows, both with the
+sentence as `source`:
 
 - `right`: its question and its first answer, label 1 / `entailment`;
 - `swapped`: the same question with the answer of another QA of the same sentence, label 0 /
-  `not_entailment` -- a predicate-argument error, the kind QASemConsistency localises. A candidate
-  answer must share no token with any of the QA's own answer ranges and differ from its answer
-  texts, so a second mention of the same span is never called wrong; the same predicate's other
-  QAs are preferred, then the sentence's other predicates'.
+  `not_entailment` -- mostly a predicate-argument error, the kind QASemConsistency localises. A
+  candidate answer must share no token with any of the QA's own answer ranges and differ from its
+  answer texts (case-insensitively); the same predicate's other QAs are preferred, then the
+  sentence's other predicates'. The labels are near, not exactly, right: a coreferent mention in
+  other words, or another predicate asking the same question, can make a swapped statement true
+  (docs/experiments.md, session 43).
 
 A predicate whose QA has no such candidate gives neither row (`dropped_no_wrong_answer`), so
 the table stays balanced. Only QANom's train split is read (`split` "train").
@@ -26,9 +29,9 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.adapters.halueval import qa_statement
-from factlab.data.adapters.nli import nli_row
+from factlab.data.adapters.nli import nli_row, nli_spec
 from factlab.data.adapters.qasrl import QANOM_ZIP, adapt_qanom
-from factlab.data.spec import BenchmarkSpec, Built
+from factlab.data.spec import Built
 from factlab.download.manifest import RawFiles
 
 NAME = "qanom_qa"
@@ -105,11 +108,5 @@ def adapt_qanom_qa(raw: RawFiles) -> Built:
 
 
 SPECS = [
-    BenchmarkSpec(
-        name=NAME,
-        datasets=("qanom",),
-        build=adapt_qanom_qa,
-        role="training",
-        description="QANom train: sentence vs a QA-SRL question + its right or another QA's answer",
-    )
+    nli_spec(NAME, ("qanom",), adapt_qanom_qa, "QANom train: sentence vs a QA-SRL question + its right or another QA's answer")
 ]
