@@ -45,22 +45,27 @@ def test_gpu_config_validates_and_reserves_a_gpu_for_training() -> None:
     assert training and "gpu=1" in training.group(1)
 
 
+def forced_dry_run(configfiles: tuple[str, ...], rules: list[str], targets: list[str]) -> str:
+    """What `snakemake -n -p` prints for `targets` over `configfiles`, `rules` forced (a built tree plans them too)."""
+    snakemake = Path(sys.executable).with_name("snakemake")
+    options = ["--configfile", *configfiles] if configfiles else []
+    done = subprocess.run(
+        [str(snakemake), "-n", "-p", "--nolock", *options, "--forcerun", *rules, "--", *targets],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def test_the_two_epoch_recipe_changes_only_the_aligners_epochs() -> None:
     """config/aligner_2epochs.yaml merges over params.yaml (schema-checked); the training commands the dry run prints
     (forced, so a built tree plans them too) differ from the default's in the aligner's epochs alone."""
-    snakemake = Path(sys.executable).with_name("snakemake")
     targets = ["results/models/aligner/model.safetensors", "results/models/qasem_parser/model.safetensors"]
 
     def training_commands(*configfiles: str) -> dict[str, str]:
-        options = ["--configfile", *configfiles] if configfiles else []
-        forced = ["--forcerun", "train_aligner", "train_qasem_parser"]
-        done = subprocess.run(
-            [str(snakemake), "-n", "-p", "--nolock", *options, *forced, "--", *targets],
-            cwd=ROOT, capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-2000:]
+        printed = forced_dry_run(configfiles, ["train_aligner", "train_qasem_parser"], targets)
         command = r"^Shell command: (factlab train (?:aligner|qasem-parser)) (.+)$"
-        return dict(re.findall(command, done.stdout, flags=re.MULTILINE))
+        return dict(re.findall(command, printed, flags=re.MULTILINE))
 
     default, longer = training_commands(), training_commands("config/aligner_2epochs.yaml")
     assert set(default) == set(longer) == {"factlab train aligner", "factlab train qasem-parser"}
@@ -72,18 +77,11 @@ def test_the_two_epoch_recipe_changes_only_the_aligners_epochs() -> None:
 def test_the_qa_statement_mixture_adds_only_qanom_qa_to_the_mixture() -> None:
     """config/aligner_qanom_qa.yaml merges into aligner.mixture.sources: the mixture's command (forced) reads one more
     corpus, qanom_qa, capped at 3,000 pairs; every other source keeps its size."""
-    snakemake = Path(sys.executable).with_name("snakemake")
 
     def mixture_command(*configfiles: str) -> str:
-        options = ["--configfile", *configfiles] if configfiles else []
-        done = subprocess.run(
-            [str(snakemake), "-n", "-p", "--nolock", *options, "--forcerun", "build_training_mixture", "--",
-             "results/models/aligner_data/mixture.parquet"],
-            cwd=ROOT, capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-2000:]
-        found = re.search(r"^Shell command: .*factlab train aligner-mixture (.+)$", done.stdout, flags=re.MULTILINE)
-        assert found, done.stdout[-2000:]
+        printed = forced_dry_run(configfiles, ["build_training_mixture"], ["results/models/aligner_data/mixture.parquet"])
+        found = re.search(r"^Shell command: .*factlab train aligner-mixture (.+)$", printed, flags=re.MULTILINE)
+        assert found, printed[-2000:]
         return found.group(1)
 
     def sources(command: str) -> dict[str, int]:
