@@ -6,9 +6,12 @@ import pandas as pd
 import pytest
 from damaged_copies import check_nli_schema
 
-from factlab.data.adapters.qanom_qa import adapt_qanom_qa, covered_tokens, wrong_answers
+from factlab.data.adapters import qanom_qa
+from factlab.data.adapters.qanom_qa import adapt_qanom_qa, asks_another_question_of_another_verb, covered_tokens, wrong_answers
 from factlab.data.adapters.qasrl import adapt_qanom
 from factlab.data.registry import builtin_specs
+from factlab.data.spec import Built
+from factlab.errors import DataError
 
 SENTENCE = "Wiki1k:wikipedia:19022:24:0"  # "Since accurate measurement is essential in many fields , ..."
 
@@ -34,11 +37,18 @@ def test_rows_are_balanced_pairs_and_counted(built, qanom_train):
     counts = built.counts
     assert counts["read_qas"] == len(qanom_train) == 15_871
     assert counts["predicates"] == qanom_train["key"].nunique()
-    assert counts["kept_right"] == counts["kept_swapped"] == counts["predicates"] - counts["dropped_no_wrong_answer"]
-    assert len(frame) == 2 * counts["kept_right"] and frame["example_id"].is_unique
-    assert set(frame["split"]) == {"train"}
+    kept = counts["predicates"] - counts["dropped_no_wrong_answer"]
+    assert counts["kept_right"] + counts["kept_swapped"] + counts["dropped_duplicate"] == 2 * kept
+    assert len(frame) == counts["kept_right"] + counts["kept_swapped"] and frame["example_id"].is_unique
+    # the duplicates are the sentences QANom lists under two ids, and the only cause of imbalance
+    duplicated_texts = qanom_train.groupby("sentence")["sentence_id"].nunique().gt(1).sum()
+    assert 0 < duplicated_texts < 20 and 0 < counts["dropped_duplicate"] < 100
+    assert abs(counts["kept_right"] - counts["kept_swapped"]) <= counts["dropped_duplicate"]
+    assert set(frame["split"]) == {"train"} and set(frame["system"]) == {"qanom"}
+    # no (sentence, statement) twice, so none with both labels
+    assert not frame.duplicated(["source", "output"]).any()
     pairs = frame.groupby("qa_id")
-    assert (pairs.size() == 2).all() and (pairs["source"].nunique() == 1).all() and (pairs["question"].nunique() == 1).all()
+    assert (pairs.size() <= 2).all() and (pairs["source"].nunique() == 1).all() and (pairs["question"].nunique() == 1).all()
     assert (frame["label"] == (frame["answer_kind"] == "right")).all()
     # one QA per predicate: the qa_id's predicate key is never repeated across pairs
     keys = frame["qa_id"].str.rsplit("_q", n=1).str[0]
@@ -48,7 +58,8 @@ def test_rows_are_balanced_pairs_and_counted(built, qanom_train):
 def test_answers_come_from_the_qanom_annotation(built, qanom_train):
     """Right answers are the QA's own first answer; swapped ones another QA's of the sentence, on other tokens."""
     by_qa = qanom_train.set_index("qa_id")
-    by_sentence = {sentence_id: list(rows.itertuples()) for sentence_id, rows in qanom_train.groupby("sentence_id")}
+    by_sentence = {sentence: list(rows.itertuples()) for sentence, rows in qanom_train.groupby("sentence")}
+    made = {sentence: {f"{r.question} {a}".casefold() for r in rows for a in r.answers} for sentence, rows in by_sentence.items()}
     frame = built.frame
     for row in frame.itertuples():
         qa = by_qa.loc[row.qa_id]
@@ -57,11 +68,15 @@ def test_answers_come_from_the_qanom_annotation(built, qanom_train):
         if row.answer_kind == "right":
             assert row.answer == qa["answers"][0]
             continue
-        donors = [r for r in by_sentence[qa["sentence_id"]] if r.qa_id != row.qa_id and r.answers[0] == row.answer]
+        donors = [r for r in by_sentence[qa["sentence"]] if r.qa_id != row.qa_id and r.answers[0] == row.answer]
         assert donors, row.qa_id
         own = {t for start, end in qa["answer_ranges"] for t in range(start, end)}
         assert any(not own & {t for start, end in d.answer_ranges for t in range(start, end)} for d in donors)
         assert row.answer.casefold() not in {a.casefold() for a in qa["answers"]}
+        # a donor from another predicate asks another question of another verb
+        assert any(d.key == qa["key"] or (d.question != qa["question"] and d.verb_form != qa["verb_form"]) for d in donors)
+        # no QA of the sentence makes the swapped statement
+        assert row.output.casefold() not in made[qa["sentence"]], row.qa_id
 
 
 def test_a_worked_sentence(built):
@@ -91,3 +106,29 @@ def test_an_overlapping_answer_is_never_wrong(qanom_train):
     assert wrong_answers(qa, others) == ["measurements"]
     qa["answers"] = ["Measurements"]  # the same text, in another case
     assert wrong_answers(qa, others) == []
+
+
+def test_a_statement_of_the_sentence_is_never_wrong_and_a_candidate_is_offered_once(qanom_train):
+    """A candidate whose statement some QA of the sentence makes is true, so not wrong; the same answer in
+    another case is the same candidate."""
+    rows = {row["qa_id"]: row for row in qanom_train[qanom_train["sentence_id"] == SENTENCE].to_dict("records")}
+    qa = rows[f"{SENTENCE}_2_q0"]
+    others = [rows[f"{SENTENCE}_2_q1"], rows[f"{SENTENCE}_15_q0"]]
+    made = {f"{qa['question']} IN many fields".casefold()}
+    assert wrong_answers(qa, others, made) == ["measurements"]
+    shouted = dict(rows[f"{SENTENCE}_15_q0"], answers=["MEASUREMENTS"])
+    assert wrong_answers(qa, [*others, shouted]) == ["in many fields", "measurements"]
+
+
+def test_the_same_verb_asking_the_same_question_gives_no_candidate():
+    qa = {"question": "Who arrested someone?", "verb_form": "arrest"}
+    assert not asks_another_question_of_another_verb(qa, {"question": "who arrested someone?", "verb_form": "detain"})
+    assert not asks_another_question_of_another_verb(qa, {"question": "What was arrested?", "verb_form": "arrest"})
+    assert asks_another_question_of_another_verb(qa, {"question": "What was arrested?", "verb_form": "detain"})
+
+
+def test_no_statement_at_all_is_a_data_error_naming_the_file(raw, monkeypatch):
+    table = adapt_qanom(raw)
+    monkeypatch.setattr(qanom_qa, "adapt_qanom", lambda _raw: Built(table.frame.head(0), table.counts))
+    with pytest.raises(DataError, match=r"^no QA of the train split.*annot\.train\.csv, record all rows"):
+        adapt_qanom_qa(raw)

@@ -10,31 +10,37 @@ sentence as `source`:
 - `right`: its question and its first answer, label 1 / `entailment`;
 - `swapped`: the same question with the answer of another QA of the same sentence, label 0 /
   `not_entailment` -- mostly a predicate-argument error, the kind QASemConsistency localises. A
-  candidate answer must share no token with any of the QA's own answer ranges and differ from its
-  answer texts (case-insensitively); the same predicate's other QAs are preferred, then the
-  sentence's other predicates'. The labels are near, not exactly, right: a coreferent mention in
-  other words, or another predicate asking the same question, can make a swapped statement true
-  (docs/experiments.md, session 43).
+  candidate answer must share no token with any of the QA's own answer ranges, differ from its
+  answer texts (case-insensitively), and not make a statement that some QA of the sentence makes
+  (question and any of its answers); the same predicate's other QAs are preferred, then those of the
+  sentence's other predicates that ask another question of another verb (two nouns of one verb can
+  share a question and its answer). The labels are near, not exactly, right: a coreferent mention in
+  other words can still make a swapped statement true (docs/experiments.md, sessions 43-44).
 
-A predicate whose QA has no such candidate gives neither row (`dropped_no_wrong_answer`), so
-the table stays balanced. Only QANom's train split is read (`split` "train").
+Predicates are grouped by sentence text, since a few QANom sentences are listed under two ids: a
+(sentence, statement) pair met again is dropped and counted (`dropped_duplicate`), and the same
+pair with both labels is an error. A predicate whose QA has no such candidate gives neither row
+(`dropped_no_wrong_answer`), so the labels stay balanced but for the duplicates.
+Only QANom's train split is read (`split` "train").
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from typing import Any
 
 import pandas as pd
 
 from factlab.data.adapters.halueval import qa_statement
-from factlab.data.adapters.nli import nli_row, nli_spec
+from factlab.data.adapters.nli import is_repeat, nli_row, nli_spec
 from factlab.data.adapters.qasrl import QANOM_ZIP, adapt_qanom
 from factlab.data.spec import Built
 from factlab.download.manifest import RawFiles
+from factlab.errors import DataError
 
 NAME = "qanom_qa"
+DATASET = "qanom"
 
 
 def covered_tokens(ranges: Sequence[Sequence[int]]) -> set[int]:
@@ -47,17 +53,30 @@ def pick(candidates: Sequence[Any], key: str) -> Any:
     return candidates[zlib.crc32(key.encode()) % len(candidates)]
 
 
-def wrong_answers(qa: Mapping[str, Any], others: Iterable[Mapping[str, Any]]) -> list[str]:
-    """First answers of `others` that share no token with `qa`'s answers and differ from them in text."""
+def wrong_answers(qa: Mapping[str, Any], others: Iterable[Mapping[str, Any]], made: Set[str] = frozenset()) -> list[str]:
+    """First answers of `others` that share no token with `qa`'s answers, differ from them in text, and do not
+    make with `qa`'s question a statement in `made` (casefolded statements of the sentence's QAs)."""
     own_tokens = covered_tokens(qa["answer_ranges"])
     own_texts = {text.casefold() for text in qa["answers"]}
     found: list[str] = []
+    seen: set[str] = set()
     for other in others:
         first = other["answers"][0]
-        if covered_tokens(other["answer_ranges"]) & own_tokens or first.casefold() in own_texts or first in found:
+        folded = first.casefold()
+        if (
+            covered_tokens(other["answer_ranges"]) & own_tokens
+            or folded in own_texts
+            or folded in seen
+            or qa_statement(qa["question"], first).casefold() in made
+        ):
             continue
         found.append(first)
+        seen.add(folded)
     return found
+
+
+def asks_another_question_of_another_verb(qa: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    return other["question"].casefold() != qa["question"].casefold() and other["verb_form"] != qa["verb_form"]
 
 
 def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -65,18 +84,24 @@ def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, A
     by_sentence: dict[str, dict[str, list[dict[str, Any]]]] = {}
     in_table_order: dict[str, list[dict[str, Any]]] = {}
     for qa in qas.to_dict("records"):  # plain records: pandas row access would dominate the build
-        by_sentence.setdefault(qa["sentence_id"], {}).setdefault(qa["key"], []).append(qa)
-        in_table_order.setdefault(qa["sentence_id"], []).append(qa)
+        by_sentence.setdefault(qa["sentence"], {}).setdefault(qa["key"], []).append(qa)
+        in_table_order.setdefault(qa["sentence"], []).append(qa)
     rows: list[dict[str, Any]] = []
-    counts = {"predicates": 0, "dropped_no_wrong_answer": 0}
-    for sentence_id in sorted(by_sentence):
-        predicates = by_sentence[sentence_id]
+    first: dict[tuple[str, str], dict[str, Any]] = {}
+    counts = {"predicates": 0, "dropped_no_wrong_answer": 0, "dropped_duplicate": 0}
+    for sentence in sorted(by_sentence):
+        predicates = by_sentence[sentence]
+        made = {qa_statement(qa["question"], answer).casefold() for qa in in_table_order[sentence] for answer in qa["answers"]}
         for key in sorted(predicates):
             counts["predicates"] += 1
             qa = pick(predicates[key], key)
             same_predicate = [other for other in predicates[key] if other["qa_id"] != qa["qa_id"]]
-            other_predicates = [other for other in in_table_order[sentence_id] if other["key"] != key]
-            candidates = wrong_answers(qa, same_predicate) or wrong_answers(qa, other_predicates)
+            other_predicates = [
+                other
+                for other in in_table_order[sentence]
+                if other["key"] != key and asks_another_question_of_another_verb(qa, other)
+            ]
+            candidates = wrong_answers(qa, same_predicate, made) or wrong_answers(qa, other_predicates, made)
             if not candidates:
                 counts["dropped_no_wrong_answer"] += 1
                 continue
@@ -85,14 +110,19 @@ def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, A
                 record = f"{qa['qa_id']} ({kind})"
                 row = nli_row(
                     f"{NAME}-{qa['qa_id']}-{kind}",
-                    NAME,
+                    DATASET,
                     "train",
-                    qa["sentence"],
+                    sentence,
                     qa_statement(qa["question"], answer),
                     nli_label,
                     file=file,
                     record=record,
                 )
+                pair = (row["source"], row["output"])
+                if is_repeat(first, pair, nli_label, "sentence and statement", file=file, record=record, field="answers"):
+                    counts["dropped_duplicate"] += 1
+                    continue
+                first[pair] = row
                 rows.append(row | {"question": qa["question"], "answer": answer, "answer_kind": kind, "qa_id": qa["qa_id"]})
     return rows, counts
 
@@ -100,7 +130,10 @@ def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, A
 def adapt_qanom_qa(raw: RawFiles) -> Built:
     table = adapt_qanom(raw).frame
     qas = table[(table["split"] == "train") & (table["question"] != "")]
-    rows, counts = qa_statement_rows(qas, file=f"{raw.path('qanom', QANOM_ZIP)}::annot.train.csv")
+    file = f"{raw.path(DATASET, QANOM_ZIP)}::annot.train.csv"
+    rows, counts = qa_statement_rows(qas, file=file)
+    if not rows:
+        raise DataError("no QA of the train split gives a right and a swapped statement", file=file, record="all rows")
     frame = pd.DataFrame(rows)
     counts = {"read_qas": len(qas), **counts, "kept_right": int((frame["answer_kind"] == "right").sum())}
     counts["kept_swapped"] = len(frame) - counts["kept_right"]
@@ -108,5 +141,5 @@ def adapt_qanom_qa(raw: RawFiles) -> Built:
 
 
 SPECS = [
-    nli_spec(NAME, ("qanom",), adapt_qanom_qa, "QANom train: sentence vs a QA-SRL question + its right or another QA's answer")
+    nli_spec(NAME, (DATASET,), adapt_qanom_qa, "QANom train: sentence vs a QA-SRL question + its right or another QA's answer")
 ]
