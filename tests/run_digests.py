@@ -4,9 +4,10 @@
     python tests/run_digests.py compare DIRECTORY MANIFEST   # after another: what differs; exit 1 if anything does
 
 A full run takes hours, so the second one is often on another day in another checkout: the manifest (JSON)
-carries the first run's digests, with the commit and the CPU it ran on (trained models differ across CPU
-kernels, README "What is exact"). The artefacts and the timing exemptions are `kill_resume`'s: everything under
-results/, paper/tables and paper/figures, JSON reports compared without their seconds and rates.
+carries the first run's digests, with the commit (marked when the checkout had uncommitted changes) and the
+CPU it ran on (trained models differ across CPU kernels, README "What is exact"). The artefacts and the timing
+exemptions are `kill_resume`'s: everything under results/, paper/tables and paper/figures, JSON reports compared
+without their seconds and rates.
 """
 
 from __future__ import annotations
@@ -20,17 +21,37 @@ from pathlib import Path
 
 from kill_resume import TIMING_FILES, digests
 
+# what makes a CPU's kernels differ (README "What is exact"): the model and its vector and matrix extensions
+CPU_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")
 
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else ():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
+
+def cpu_description() -> str:
+    info: dict[str, str] = {}
+    if Path("/proc/cpuinfo").exists():
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            name, _, value = line.partition(":")
+            info.setdefault(name.strip(), value.strip())
+    flags = set(info.get("flags", "").split())
+    described = (
+        f"{info.get('model name', platform.processor())} (family {info.get('cpu family', '?')} model {info.get('model', '?')})"
+    )
+    return f"{described}; {' '.join(flag for flag in CPU_FLAGS if flag in flags) or 'none of ' + ' '.join(CPU_FLAGS)}"
 
 
 def manifest(directory: Path) -> dict[str, object]:
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True).stdout.strip()
-    return {"commit": commit, "cpu": cpu_model(), "exempt": list(TIMING_FILES), "digests": digests(directory)}
+    if not directory.is_dir():
+        raise SystemExit(f"{directory} is not a directory")
+    git = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True)
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory, capture_output=True, text=True
+    )
+    if git.returncode != 0:
+        raise SystemExit(f"{directory} is not a git checkout: {git.stderr.strip()}")
+    found = digests(directory)
+    if not found:
+        raise SystemExit(f"{directory} holds no artefact under results/, paper/tables or paper/figures")
+    commit = git.stdout.strip() + ("+uncommitted changes" if dirty.stdout.strip() else "")
+    return {"commit": commit, "cpu": cpu_description(), "exempt": list(TIMING_FILES), "digests": found}
 
 
 def differences(ours: dict[str, str], theirs: dict[str, str]) -> dict[str, list[str]]:
@@ -53,6 +74,8 @@ def main() -> int:
         print(f"{len(here['digests'])} artefacts of {args.directory} at {here['commit'][:12]} on {here['cpu']}")
         return 0
     recorded = json.loads(args.manifest.read_text())
+    if recorded["exempt"] != here["exempt"]:
+        print(f"note: the manifest exempted {recorded['exempt']}, this checkout exempts {here['exempt']}")
     found = differences(here["digests"], recorded["digests"])  # type: ignore[arg-type]
     same = len(here["digests"]) - len(found["differing"]) - len(found["only_here"])  # type: ignore[arg-type]
     print(f"here: {here['commit'][:12]} on {here['cpu']}; manifest: {recorded['commit'][:12]} on {recorded['cpu']}")

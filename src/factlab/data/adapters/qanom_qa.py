@@ -11,15 +11,17 @@ sentence as `source`:
 - `swapped`: the same question with the answer of another QA of the same sentence, label 0 /
   `not_entailment` -- mostly a predicate-argument error, the kind QASemConsistency localises. A
   candidate answer must share no token with any of the QA's own answer ranges, differ from its
-  answer texts (case-insensitively), and not make a statement that some QA of the sentence makes
-  (question and any of its answers); the same predicate's other QAs are preferred, then those of the
-  sentence's other predicates that ask another question of another verb (two nouns of one verb can
-  share a question and its answer). The labels are near, not exactly, right: a coreferent mention in
-  other words can still make a swapped statement true (docs/experiments.md, sessions 43-44).
+  answer texts, and not make a statement that some QA of the sentence makes (the same question
+  roles, `QUESTION_ROLES`, with the same answer; answers compared casefolded, without a leading
+  article); the same predicate's other QAs are preferred, then those of the sentence's predicates of
+  another verb (two nouns of one verb ask its questions twice). The labels are near, not exactly,
+  right: a coreferent mention in other words can still make a swapped statement true (a review's
+  sample of 30 swapped rows: 26 clearly false, 1 true, 3 arguable; docs/experiments.md, sessions 43-44).
 
-Predicates are grouped by sentence text, since a few QANom sentences are listed under two ids: a
-(sentence, statement) pair met again is dropped and counted (`dropped_duplicate`), and the same
-pair with both labels is an error. A predicate whose QA has no such candidate gives neither row
+Predicates are grouped by sentence text (QANom lists a few sentences under two ids), and a
+(sentence, statement) pair met again -- two nouns of one verb giving the same QA -- is dropped and
+counted (`dropped_duplicate`); the same pair with both labels would be an error, which the
+statement check above rules out. A predicate whose QA has no candidate gives neither row
 (`dropped_no_wrong_answer`), so the labels stay balanced but for the duplicates.
 Only QANom's train split is read (`split` "train").
 """
@@ -53,30 +55,48 @@ def pick(candidates: Sequence[Any], key: str) -> Any:
     return candidates[zlib.crc32(key.encode()) % len(candidates)]
 
 
-def wrong_answers(qa: Mapping[str, Any], others: Iterable[Mapping[str, Any]], made: Set[str] = frozenset()) -> list[str]:
+# A QA-SRL question's roles: its slots without the auxiliary and the verb's inflection, so that "Who is
+# supported?" and "Who can be supported?" ask the same thing
+QUESTION_ROLES = ("verb_form", "wh", "subj", "obj", "prep", "obj2", "is_passive", "is_negated")
+ARTICLES = ("the ", "a ", "an ")
+
+
+def question_roles(qa: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(str(qa[slot]).casefold() for slot in QUESTION_ROLES)
+
+
+def answer_text(answer: str) -> str:
+    """An answer compared casefolded, without a leading article ("the police" is "police")."""
+    folded = answer.casefold().strip()
+    for article in ARTICLES:
+        if folded.startswith(article):
+            return folded[len(article) :]
+    return folded
+
+
+def statements(qas: Iterable[Mapping[str, Any]]) -> set[tuple[tuple[str, ...], str]]:
+    """What `qas` state: (question roles, answer text) of each of their answers."""
+    return {(question_roles(qa), answer_text(answer)) for qa in qas for answer in qa["answers"]}
+
+
+def wrong_answers(
+    qa: Mapping[str, Any], others: Iterable[Mapping[str, Any]], made: Set[tuple[tuple[str, ...], str]] = frozenset()
+) -> list[str]:
     """First answers of `others` that share no token with `qa`'s answers, differ from them in text, and do not
-    make with `qa`'s question a statement in `made` (casefolded statements of the sentence's QAs)."""
+    make with `qa`'s question a statement of `made` (`statements` of the sentence's QAs)."""
     own_tokens = covered_tokens(qa["answer_ranges"])
-    own_texts = {text.casefold() for text in qa["answers"]}
+    own_texts = {answer_text(text) for text in qa["answers"]}
+    roles = question_roles(qa)
     found: list[str] = []
     seen: set[str] = set()
     for other in others:
         first = other["answers"][0]
-        folded = first.casefold()
-        if (
-            covered_tokens(other["answer_ranges"]) & own_tokens
-            or folded in own_texts
-            or folded in seen
-            or qa_statement(qa["question"], first).casefold() in made
-        ):
+        text = answer_text(first)
+        if covered_tokens(other["answer_ranges"]) & own_tokens or text in own_texts or text in seen or (roles, text) in made:
             continue
         found.append(first)
-        seen.add(folded)
+        seen.add(text)
     return found
-
-
-def asks_another_question_of_another_verb(qa: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
-    return other["question"].casefold() != qa["question"].casefold() and other["verb_form"] != qa["verb_form"]
 
 
 def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -91,16 +111,13 @@ def qa_statement_rows(qas: pd.DataFrame, *, file: str) -> tuple[list[dict[str, A
     counts = {"predicates": 0, "dropped_no_wrong_answer": 0, "dropped_duplicate": 0}
     for sentence in sorted(by_sentence):
         predicates = by_sentence[sentence]
-        made = {qa_statement(qa["question"], answer).casefold() for qa in in_table_order[sentence] for answer in qa["answers"]}
+        made = statements(in_table_order[sentence])
         for key in sorted(predicates):
             counts["predicates"] += 1
             qa = pick(predicates[key], key)
             same_predicate = [other for other in predicates[key] if other["qa_id"] != qa["qa_id"]]
-            other_predicates = [
-                other
-                for other in in_table_order[sentence]
-                if other["key"] != key and asks_another_question_of_another_verb(qa, other)
-            ]
+            # two nouns of one verb ask its questions twice, often of one argument in other words
+            other_predicates = [other for other in in_table_order[sentence] if other["verb_form"] != qa["verb_form"]]
             candidates = wrong_answers(qa, same_predicate, made) or wrong_answers(qa, other_predicates, made)
             if not candidates:
                 counts["dropped_no_wrong_answer"] += 1
