@@ -3,7 +3,7 @@ from snakemake.logging import logger
 from snakemake.utils import min_version
 
 from factlab.failed_jobs import mark_after_failed_jobs_incomplete
-from factlab.scheduling import drop_local_job_rate_limit
+from factlab.scheduling import drop_local_job_rate_limit, hold_cores_for_waiting_jobs
 
 min_version("9.0")
 
@@ -22,11 +22,16 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
 
 
-# On one machine, Snakemake re-plans only when a job finishes, not also on its rate limiter's timers (factlab.scheduling).
+# On one machine, Snakemake re-plans only when a job finishes, not also on its rate limiter's timers, and holds
+# freed cores for a waiting job of higher priority that needs more of them (factlab.scheduling).
 onstart:
     if drop_local_job_rate_limit(workflow):
         logger.info(
             "factlab: a local run, so no job rate limit (--max-jobs-per-timespan paces cluster runs)"
+        )
+    if hold_cores_for_waiting_jobs(workflow):
+        logger.info(
+            "factlab: freed cores wait for a ready job of higher priority that needs more of them"
         )
 
 
