@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from scipy.special import expit, logit
 from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
@@ -58,6 +59,7 @@ def settings(**changes: object) -> QASemConsistencySettings:
         "aggregation": "share",
         "threshold": 0.5,
         "support_head": "three_way",
+        "class_prior": "trained",
         "words_per_chunk": WORDS,
         "chunk_policy": "reference",
     }
@@ -324,12 +326,15 @@ def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
         {"words_per_chunk": 0},
         {"chunk_policy": "fixed"},
         {"support_head": "regression"},
+        {"class_prior": "uniform"},
+        {"class_prior": "balanced"},  # without the training labels' aligned share
     ):
         with pytest.raises(ConfigError, match="qasem_consistency"):
             settings(**bad)
     choice = tmp_path / "choice.json"
     choice.write_text(json.dumps({"support_head": "three_way", "words_per_chunk": 60, "aggregation": "mean"}))
     params = {"decomposition": "qas", "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": "three_way"}
+    params["class_prior"] = "trained"
     assert job_settings(json.dumps(params), str(choice), "even") == settings(
         qa_source="gold", words_per_chunk=60, chunk_policy="even"
     )
@@ -339,8 +344,9 @@ def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
         job_settings(json.dumps({**params, "model": "trained"}), str(choice), "reference")
 
 
-def command(tmp_path: Path, decomposition: str, qas: str, head: str = "binary") -> list[str]:
+def command(tmp_path: Path, decomposition: str, qas: str, head: str = "binary", prior: str = "trained") -> list[str]:
     params = {"decomposition": decomposition, "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": head}
+    params["class_prior"] = prior
     return [
         "score", "qasem-consistency", "--benchmark", "qasem_consistency", "--data", str(tmp_path / "data.parquet"),
         "--sentences", str(tmp_path / "sentences.parquet"), "--max-examples", "all", "--sample-examples", "all",
@@ -372,8 +378,10 @@ def test_command_writes_the_scores_of_both_decompositions(
         "aggregation": "share",
         "threshold": 0.5,
         "support_head": "binary",
+        "class_prior": "trained",
         "words_per_chunk": WORDS,
         "chunk_policy": "reference",
+        "aligned_share": None,
     }
     assert report["qa_hypotheses"] == 40 and report["examples"] == 4
     qa_scores = pd.read_parquet(tmp_path / "scores_qas.parquet")
@@ -382,6 +390,25 @@ def test_command_writes_the_scores_of_both_decompositions(
     aligner = load_pair_scorer(str(tmp_path / "aligner"), device="cpu")
     direct, _ = score_benchmark(responses, sentences, aligner, settings(support_head="binary"), ENGINE, qas=gold)
     assert qa_scores["score"].to_numpy() == pytest.approx(direct["score"].to_numpy(), abs=1e-6)
+    # class_prior balanced: every QA's support read under equal priors, from the mixture's train labels (2 of 5
+    # known aligned: 3-way 0 is aligned; validation rows and unlabelled ones do not count)
+    pd.DataFrame(
+        {
+            "split": ["train"] * 6 + ["validation"] * 2,
+            "label_bin": [1, 0, None, None, 0, None, 1, 1],
+            "label_3way": [None, None, 0, 2, None, None, None, None],
+            "score": [None] * 5 + [0.7, None, None],
+        }
+    ).to_parquet(tmp_path / "mixture.parquet")
+    balanced_command = command(tmp_path, "qas", str(tmp_path / "gold.parquet"), prior="balanced")
+    assert main([*balanced_command, "--training-mixture", str(tmp_path / "mixture.parquet")]) == 0
+    balanced = pd.read_parquet(tmp_path / "scores_qas.parquet")
+    assert json.loads((tmp_path / "scores_qas.json").read_text())["settings"]["aligned_share"] == pytest.approx(0.4)
+    plain_units = [unit["score"] for units in qa_scores["units"] for unit in units]
+    balanced_units = [unit["score"] for units in balanced["units"] for unit in units]
+    expected = expit(logit(np.clip(plain_units, 1e-12, 1 - 1e-12)) + np.log(0.6 / 0.4))  # logit + log((1 - pi) / pi)
+    assert balanced_units == pytest.approx(expected, abs=1e-6)
+    assert main(balanced_command) == 1  # no mixture given: an error, not the trained prior
     three_way, _ = score_benchmark(responses, sentences, aligner, settings(), ENGINE, qas=gold)
     assert three_way["score"].to_numpy() != pytest.approx(direct["score"].to_numpy())  # the heads differ
     assert main(command(tmp_path, "qas", str(tmp_path / "gold.parquet"), head="three_way")) == 0
@@ -394,3 +421,23 @@ def test_command_writes_the_scores_of_both_decompositions(
     assert main(command(tmp_path, "qas", str(tmp_path / "missing.parquet"))) == 1
     assert capsys.readouterr().err.strip() == f"factlab: error: QA table not found (file {tmp_path / 'missing.parquet'})"
     assert main(command(tmp_path, "qas", "none")) == 1
+
+
+def test_the_aligned_share_is_the_training_targets_share() -> None:
+    """aligned_share restates the training's binary targets (row_targets, not imported by scoring): both agree on
+    every kind of row, and only train rows count."""
+    from factlab.score.qasem_consistency_commands import aligned_share
+    from factlab.train.aligner import row_targets
+
+    rows = pd.DataFrame(
+        {
+            "split": ["train"] * 7 + ["validation"],
+            "label_bin": [1, 0, None, None, None, 1, None, 0],
+            "label_3way": [None, None, 0, 1, 2, None, None, None],
+            "score": [None] * 6 + [0.4, None],
+        }
+    )
+    targets = row_targets(rows[rows["split"] == "train"]).binary.numpy()
+    assert aligned_share(rows) == pytest.approx(targets[targets >= 0].mean()) == pytest.approx(3 / 6)
+    with pytest.raises(DataError, match="no train row"):
+        aligned_share(rows[rows["split"] == "validation"].assign(split="train", label_bin=None))

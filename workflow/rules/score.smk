@@ -396,6 +396,16 @@ if _sampled_gold:
     )
 
 
+# class_prior balanced reads the prior the trained aligner's binary head learnt: its training mixture's labels.
+BALANCED_QASEM_CONSISTENCY = QASEM_CONSISTENCY["class_prior"] == "balanced"
+if BALANCED_QASEM_CONSISTENCY and not TRAINED_QASEM_CONSISTENCY:
+    raise ConfigError(
+        "params.yaml score.qasem_consistency class_prior 'balanced' needs model 'trained' (a hub model's "
+        "training labels are unknown here)"
+    )
+QASEM_CONSISTENCY_MIXTURE = (
+    [rules.build_training_mixture.output.mixture] if BALANCED_QASEM_CONSISTENCY else []
+)
 QASEM_CONSISTENCY_SETTINGS = {
     key: value
     for key, value in QASEM_CONSISTENCY.items()
@@ -409,6 +419,7 @@ QASEM_CONSISTENCY_JOB = dict(
     ),
     entailment_label=param("score.qasem_consistency.entailment_label"),
     qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
+    mixture=lambda wildcards, input: input.mixture[0] if input.mixture else "none",
     chunk_policy=param("preprocess.alignscore.policy"),
     max_examples=PREPROCESS_MAX_EXAMPLES,
     token_budget=param("score.engine.token_budget"),
@@ -422,6 +433,7 @@ QASEM_CONSISTENCY_COMMAND = (
     "--shard {params.shard} --shards {params.shards} "
     "--model {params.model:q} --entailment-label {params.entailment_label:q} --qas {params.qas:q} "
     "--choice {input.choice} --chunk-policy {params.chunk_policy} --settings {params.settings:q} "
+    "--training-mixture {params.mixture:q} "
     "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
     "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 )
@@ -433,6 +445,7 @@ rule score_qasem_consistency:
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         qas=qasem_consistency_qas,
         model=list(ALIGNER_MODEL.values()) if TRAINED_QASEM_CONSISTENCY else [],
+        mixture=QASEM_CONSISTENCY_MIXTURE,
         choice=rules.tune_alignscore.output.choice,
         code=code("score", "qasem-consistency"),
     output:
@@ -499,6 +512,7 @@ rule score_qa_decomposition:
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
         qas=qa_decomposition_qas,
         model=list(ALIGNER_MODEL.values()) if TRAINED_QASEM_CONSISTENCY else [],
+        mixture=QASEM_CONSISTENCY_MIXTURE,
         choice=rules.tune_alignscore.output.choice,
         code=code("score", "qasem-consistency"),
     output:

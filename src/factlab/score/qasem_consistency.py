@@ -55,7 +55,7 @@ import pandas as pd
 from factlab.errors import ConfigError, DataError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
-from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
+from factlab.models.support_heads import SUPPORT_HEADS, balanced_support, with_support_head
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises
@@ -65,6 +65,7 @@ LOG = logging.getLogger(__name__)
 DECOMPOSITIONS = ("qas", "sentences")
 QA_SOURCES = ("parser", "gold")
 AGGREGATIONS = ("share", "min", "mean")
+CLASS_PRIORS = ("trained", "balanced")
 CHUNK_POLICIES = ("reference", "even")
 QA, SENTENCE = "qa", "sentence"
 PARSER_COLUMNS = ("example_id", "sentence_index", "predicate_index", "question", "answer")
@@ -81,8 +82,10 @@ class QASemConsistencySettings:
     aggregation: str  # share | min | mean
     threshold: float  # a hypothesis is supported iff its score >= threshold
     support_head: str  # the trained aligner's head that reads support (factlab.models.support_heads)
+    class_prior: str  # trained | balanced (support_heads.balanced_support, with aligned_share)
     words_per_chunk: int
     chunk_policy: AlignScorePolicy
+    aligned_share: float | None = None  # the training labels' aligned share; required by class_prior balanced
 
     def __post_init__(self) -> None:
         for name, value, known in (
@@ -91,9 +94,12 @@ class QASemConsistencySettings:
             ("aggregation", self.aggregation, AGGREGATIONS),
             ("chunk_policy", self.chunk_policy, CHUNK_POLICIES),
             ("support_head", self.support_head, SUPPORT_HEADS),
+            ("class_prior", self.class_prior, CLASS_PRIORS),
         ):
             if value not in known:
                 raise ConfigError(f"unknown qasem_consistency {name} {value!r}; expected one of {known}")
+        if self.class_prior == "balanced" and self.aligned_share is None:
+            raise ConfigError("qasem_consistency class_prior 'balanced' needs the training labels' aligned share")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, int | float) or not 0 <= self.threshold <= 1:
             raise ConfigError(f"qasem_consistency threshold must be a number in [0, 1], got {self.threshold!r}")
         if isinstance(self.words_per_chunk, bool) or not isinstance(self.words_per_chunk, int) or self.words_per_chunk < 1:
@@ -337,7 +343,10 @@ def score_benchmark(
                 pairs.append((chunk.text, hypothesis.text))
                 owners.append((row, index, chunk_index))
     result = score_pairs(scorer, pairs, engine, cache, description="qasem_consistency pairs")
-    best = best_premises(owners, result.scores, result.premise_cut)  # (row, hypothesis) -> (score, chunk, cut)
+    supports = result.scores
+    if settings.class_prior == "balanced":  # monotone: the max over chunks is the same chunk's
+        supports = balanced_support(supports, float(settings.aligned_share))  # type: ignore[arg-type]
+    best = best_premises(owners, supports, result.premise_cut)  # (row, hypothesis) -> (score, chunk, cut)
     records = [_record(row, example, chunks[example.doc_id], best, settings) for row, example in enumerate(units)]
     counts = {
         **result.counts,

@@ -19,7 +19,7 @@ from typing import Any
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.score.commands import add_job_arguments, run_pair_job
 
-PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold", "support_head")
+PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold", "support_head", "class_prior")
 NO_QAS = "none"
 
 
@@ -30,11 +30,19 @@ def register(commands: Any) -> None:
     command.add_argument("--choice", required=True, help="results/score/alignscore_choice.json: the chunk size")
     command.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
     command.add_argument("--settings", required=True, help="JSON of score.qasem_consistency (without model keys)")
+    command.add_argument(
+        "--training-mixture",
+        default=NO_QAS,
+        help="results/models/aligner_data/mixture.parquet: its labels' aligned share, for class_prior balanced; or 'none'",
+    )
     command.set_defaults(func=run_qasem_consistency)
 
 
-def job_settings(text: str, choice_path: str, chunk_policy: str) -> Any:
-    """The scorer's settings: the --settings keys (all of PARAM_KEYS, no other) and the tuned chunk size."""
+def job_settings(text: str, choice_path: str, chunk_policy: str, mixture_path: str = NO_QAS) -> Any:
+    """The scorer's settings: the --settings keys (all of PARAM_KEYS, no other), the tuned chunk size and, for
+    class_prior balanced, the aligned share of the training mixture's labels."""
+    import pandas as pd
+
     from factlab.score.commands import tuned_settings
     from factlab.score.qasem_consistency import QASemConsistencySettings
 
@@ -45,7 +53,33 @@ def job_settings(text: str, choice_path: str, chunk_policy: str) -> Any:
     if unknown or missing:
         raise ConfigError(f"score.qasem_consistency settings: unknown {unknown}, missing {missing}; expected {list(PARAM_KEYS)}")
     chunking = tuned_settings(choice_path, chunk_policy)
-    return QASemConsistencySettings(**values, words_per_chunk=chunking.words_per_chunk, chunk_policy=chunking.chunk_policy)
+    share = None
+    if values["class_prior"] == "balanced":
+        if mixture_path == NO_QAS:
+            raise ConfigError("score.qasem_consistency class_prior 'balanced' needs --training-mixture (the trained aligner's)")
+        if not Path(mixture_path).is_file():
+            raise DataError("training mixture not found", file=mixture_path)
+        labels = pd.read_parquet(mixture_path, columns=["split", "label_3way", "label_bin"])
+        share = aligned_share(labels, file=mixture_path)
+    return QASemConsistencySettings(
+        **values, words_per_chunk=chunking.words_per_chunk, chunk_policy=chunking.chunk_policy, aligned_share=share
+    )
+
+
+def aligned_share(mixture: Any, *, file: str = "the training mixture") -> float:
+    """The share of aligned binary targets among the mixture's train rows: the prior under which the binary head's
+    P(aligned) is a posterior. The targets are the training's (factlab.train.aligner.row_targets, which a test
+    holds this to; not imported, so that scoring does not depend on the training's code): `label_bin`, else a
+    3-way label read as aligned (0) or not."""
+    train = mixture[mixture["split"] == "train"]
+    binary = train["label_bin"].astype("Float64")
+    binary = binary.where(
+        binary.notna(), (train["label_3way"].astype("Float64") == 0).astype("Float64").where(train["label_3way"].notna())
+    )
+    known = binary.dropna()
+    if len(known) == 0:
+        raise DataError("no train row with a binary or 3-way label", file=file, field="label_bin")
+    return float(known.mean())
 
 
 def read_qas(path: str, decomposition: str) -> Any:
@@ -64,7 +98,7 @@ def read_qas(path: str, decomposition: str) -> Any:
 def run_qasem_consistency(args: argparse.Namespace) -> None:
     from factlab.score.qasem_consistency import score_benchmark
 
-    settings = job_settings(args.settings, args.choice, args.chunk_policy)
+    settings = job_settings(args.settings, args.choice, args.chunk_policy, args.training_mixture)
     qas = read_qas(args.qas, settings.decomposition)
     score = partial(score_benchmark, qas=qas, qas_file=args.qas, benchmark=args.benchmark)
     run_pair_job(args, "qasem_consistency", score, settings)
