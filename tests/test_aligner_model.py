@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from tiny_aligner import tiny_bert_config
@@ -199,20 +198,3 @@ def test_two_label_classifier_has_no_contradiction(tmp_path: Path) -> None:
         assert row.tolist() == pytest.approx([entailment, other, 0.0], abs=1e-6)  # not-entailed mass is neutral
     support = score_pairs(scorer, PAIRS, EngineSettings(progress=False)).scores
     assert support.tolist() == pytest.approx(result.probabilities[:, 0].tolist(), abs=1e-7)
-
-
-def test_balanced_support_is_the_posterior_under_equal_priors() -> None:
-    """P(aligned) trained under a 38% prior, read under 50%: the logit shifted by log((1 - pi) / pi) (scipy)."""
-    from scipy.special import expit, logit
-
-    from factlab.models.support_heads import balanced_support
-
-    support = np.array([0.0, 0.1, 0.382, 0.5, 0.9, 1.0])
-    shifted = balanced_support(support, 0.382)
-    assert shifted[1:-1] == pytest.approx(expit(logit(support[1:-1]) + np.log(0.618 / 0.382)), abs=1e-12)
-    assert (shifted[0], shifted[-1]) == (0.0, 1.0) and shifted[2] == pytest.approx(0.5)  # the prior itself reads even
-    assert (np.diff(shifted) > 0).all()  # the order, so every AUC, is kept
-    assert balanced_support(support, 0.5) == pytest.approx(support)
-    for bad in (0.0, 1.0):
-        with pytest.raises(ConfigError, match="aligned share"):
-            balanced_support(support, bad)

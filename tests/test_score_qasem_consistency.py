@@ -22,7 +22,7 @@ from factlab.preprocess.qas import QA_COLUMNS
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import AlignScoreSettings
 from factlab.score.alignscore import score_benchmark as alignscore
-from factlab.score.qasem_consistency import QASemConsistencySettings, aggregate_support, score_benchmark
+from factlab.score.qasem_consistency import QASemConsistencySettings, aggregate_support, balanced_support, score_benchmark
 from factlab.score.qasem_consistency_commands import job_settings
 
 CUT = Path(__file__).parent / "fixtures" / "qasem_consistency_cut"
@@ -441,3 +441,18 @@ def test_the_aligned_share_is_the_training_targets_share() -> None:
     assert aligned_share(rows) == pytest.approx(targets[targets >= 0].mean()) == pytest.approx(3 / 6)
     with pytest.raises(DataError, match="no train row"):
         aligned_share(rows[rows["split"] == "validation"].assign(split="train", label_bin=None))
+
+
+def test_balanced_support_is_the_posterior_under_equal_priors() -> None:
+    """P(aligned) trained under a 38% prior, read under 50%: the logit shifted by log((1 - pi) / pi) (scipy)."""
+    from scipy.special import expit, logit
+
+    support = np.array([0.0, 0.1, 0.382, 0.5, 0.9, 1.0])
+    shifted = balanced_support(support, 0.382)
+    assert shifted[1:-1] == pytest.approx(expit(logit(support[1:-1]) + np.log(0.618 / 0.382)), abs=1e-12)
+    assert (shifted[0], shifted[-1]) == (0.0, 1.0) and shifted[2] == pytest.approx(0.5)  # the prior itself reads even
+    assert (np.diff(shifted) > 0).all()  # the order, so every AUC, is kept
+    assert balanced_support(support, 0.5) == pytest.approx(support)
+    for bad in (0.0, 1.0):
+        with pytest.raises(ConfigError, match="aligned share"):
+            balanced_support(support, bad)

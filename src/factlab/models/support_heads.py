@@ -12,7 +12,6 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
 from factlab.errors import ConfigError
@@ -110,14 +109,3 @@ def readable_heads(scorer: PairScorer, heads: Sequence[str]) -> list[str]:
     if unknown:
         raise ConfigError(f"unknown support heads {unknown}; expected among {SUPPORT_HEADS}")
     return [head for head in heads if head == "three_way" or isinstance(scorer, AlignerScorer)]
-
-
-def balanced_support(support: np.ndarray, aligned_share: float) -> np.ndarray:
-    """P(aligned) of a head trained on labels `aligned_share` aligned, read under equal priors: the odds times
-    (1 - share) / share, i.e. the logit plus log((1 - share) / share). The Bayes decision for balanced accuracy
-    thresholds this at 0.5; the order of the supports (so any AUC) is unchanged."""
-    if not 0 < aligned_share < 1:
-        raise ConfigError(f"the aligned share of the training labels must be in (0, 1), got {aligned_share!r}")
-    support = np.asarray(support, dtype=np.float64)
-    aligned, other = support * (1 - aligned_share), (1 - support) * aligned_share
-    return aligned / (aligned + other)

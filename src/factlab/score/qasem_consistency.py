@@ -55,7 +55,7 @@ import pandas as pd
 from factlab.errors import ConfigError, DataError
 from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
-from factlab.models.support_heads import SUPPORT_HEADS, balanced_support, with_support_head
+from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises
@@ -134,6 +134,17 @@ def aggregate_support(scores: Sequence[float], aggregation: str, threshold: floa
     if aggregation == "share":
         return float(np.mean(values >= threshold))
     return float(values.min() if aggregation == "min" else values.mean())
+
+
+def balanced_support(support: np.ndarray, aligned_share: float) -> np.ndarray:
+    """P(aligned) of a head trained on labels `aligned_share` aligned, read under equal priors: the odds times
+    (1 - share) / share, i.e. the logit plus log((1 - share) / share). The Bayes decision for balanced accuracy
+    thresholds this at 0.5; the order of the supports (so any AUC) is unchanged."""
+    if not 0 < aligned_share < 1:
+        raise ConfigError(f"the aligned share of the training labels must be in (0, 1), got {aligned_share!r}")
+    support = np.asarray(support, dtype=np.float64)
+    aligned, other = support * (1 - aligned_share), (1 - support) * aligned_share
+    return aligned / (aligned + other)
 
 
 # --- QA tables --------------------------------------------------------------------------------
