@@ -19,7 +19,7 @@ from factlab.scheduling import drop_local_job_rate_limit, hold_cores_for_waiting
 JOBS = 3
 
 SNAKEFILE = f"""
-from factlab.scheduling import drop_local_job_rate_limit, hold_cores_for_waiting_jobs, jobs_to_offer
+from factlab.scheduling import drop_local_job_rate_limit
 
 if config.get("drop"):
     onstart:
@@ -34,19 +34,20 @@ rule job:
 """
 
 
-def scheduling_passes(directory: Path, drop: bool) -> int:
-    """The scheduler's passes that found ready jobs (Snakemake's --verbose 'Ready jobs' lines) in one run."""
+def run_snakemake(directory: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """`snakemake --forceall` with `options` in `directory`, this checkout's factlab importable; it must succeed."""
     env = {**os.environ, "PYTHONPATH": str(Path(factlab.__file__).parents[1])}
     env.pop("SNAKEMAKE_PROFILE", None)  # a developer's profile could change the cores or hide the lines counted
-    command = [sys.executable, "-m", "snakemake", "--cores", "1", "--max-jobs-per-timespan", "100/1s", "--verbose", "--forceall"]
-    run = subprocess.run(
-        command + (["--config", "drop=1"] if drop else []),
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    command = [sys.executable, "-m", "snakemake", "--forceall", *options]
+    run = subprocess.run(command, cwd=directory, capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
+    return run
+
+
+def scheduling_passes(directory: Path, drop: bool) -> int:
+    """The scheduler's passes that found ready jobs (Snakemake's --verbose 'Ready jobs' lines) in one run."""
+    options = ["--cores", "1", "--max-jobs-per-timespan", "100/1s", "--verbose"] + (["--config", "drop=1"] if drop else [])
+    run = run_snakemake(directory, *options)
     return len(re.findall(r"^Ready jobs", run.stderr, flags=re.MULTILINE))
 
 
@@ -101,13 +102,7 @@ rule small:
 
 
 def small_jobs_started_after_wide(directory: Path, hold: bool) -> int:
-    env = {**os.environ, "PYTHONPATH": str(Path(factlab.__file__).parents[1])}
-    env.pop("SNAKEMAKE_PROFILE", None)
-    command = [sys.executable, "-m", "snakemake", "--cores", "2", "--forceall", "--quiet"]
-    run = subprocess.run(
-        command + (["--config", "hold=1"] if hold else []), cwd=directory, capture_output=True, text=True, env=env
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
+    run_snakemake(directory, "--cores", "2", "--quiet", *(["--config", "hold=1"] if hold else []))
     started = {path.name: int(path.read_text()) for path in (directory / "started").iterdir()}
     return sum(1 for name, at in started.items() if name.startswith("small") and at > started["wide"])
 

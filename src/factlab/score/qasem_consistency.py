@@ -82,7 +82,7 @@ class QASemConsistencySettings:
     aggregation: str  # share | min | mean
     threshold: float  # a hypothesis is supported iff its score >= threshold
     support_head: str  # the trained aligner's head that reads support (factlab.models.support_heads)
-    class_prior: str  # trained | balanced (support_heads.balanced_support, with aligned_share)
+    class_prior: str  # trained | balanced (balanced_support, with aligned_share)
     words_per_chunk: int
     chunk_policy: AlignScorePolicy
     aligned_share: float | None = None  # the training labels' aligned share; required by class_prior balanced
