@@ -95,19 +95,19 @@ def test_the_qa_statement_mixture_adds_only_qanom_qa_to_the_mixture() -> None:
     assert with_qas.replace(" results/data/qanom_qa.parquet", "").replace(', "qanom_qa": 3000', "") == default
 
 
-def test_the_balanced_prior_reads_the_training_mixture_and_changes_only_that_setting() -> None:
-    """config/qasem_balanced_prior.yaml: the gold-QA scoring job (forced) reads the training mixture and passes
-    class_prior balanced; its command is otherwise the default's."""
+def test_the_balanced_prior_reads_the_training_mixture_and_the_trained_one_changes_only_that_setting() -> None:
+    """The default (class_prior balanced): the gold-QA scoring job (forced) reads the training mixture;
+    config/qasem_trained_prior.yaml's command is the default's without it, passing class_prior trained."""
     target = ["results/score/qasem_consistency/qa_decomposition.gold_qas.parquet"]
 
     def scoring_command(*configfiles: str) -> str:
         printed = forced_dry_run(configfiles, ["score_qa_decomposition"], target)
         return re.findall(r"^Shell command: (factlab score qasem-consistency .+)$", printed, flags=re.MULTILINE)[0]
 
-    default, balanced = scoring_command(), scoring_command("config/qasem_balanced_prior.yaml")
-    assert "--training-mixture none" in default and '"class_prior": "trained"' in default
+    balanced, trained = scoring_command(), scoring_command("config/qasem_trained_prior.yaml")
     assert "--training-mixture results/models/aligner_data/mixture.parquet" in balanced
-    assert balanced.replace("results/models/aligner_data/mixture.parquet", "none").replace("balanced", "trained") == default
+    assert "--training-mixture none" in trained and '"class_prior": "trained"' in trained
+    assert balanced.replace("results/models/aligner_data/mixture.parquet", "none").replace("balanced", "trained") == trained
 
 
 def test_the_paper_readme_job_is_given_the_run_s_config_values() -> None:

@@ -401,7 +401,7 @@ BALANCED_QASEM_CONSISTENCY = QASEM_CONSISTENCY["class_prior"] == "balanced"
 if BALANCED_QASEM_CONSISTENCY and not TRAINED_QASEM_CONSISTENCY:
     raise ConfigError(
         "params.yaml score.qasem_consistency class_prior 'balanced' needs model 'trained' (a hub model's "
-        "training labels are unknown here)"
+        "training labels are unknown here: set class_prior 'trained')"
     )
 QASEM_CONSISTENCY_MIXTURE = (
     [rules.build_training_mixture.output.mixture] if BALANCED_QASEM_CONSISTENCY else []
