@@ -41,6 +41,39 @@ def test_row_matches_sklearn_and_hand_values() -> None:
     assert row["roc_auc_ci_low"] <= row["roc_auc"] <= row["roc_auc_ci_high"]
     assert row["tuning_overlap"] == 0.25
     assert row["n"] == 8
+    assert row["bacc_val_tuned"] == pytest.approx(0.625)  # at the given 0.5: as above
+    # hand: at 0.35 every positive is accepted (TPR 1) and 0.2, 0.1 rejected (TNR 2/4)
+    at_035 = detection_row("alignscore", "b", frame(), 0.35, 0.0, resamples=50, confidence=0.9, seed=1, ece_bins=5)
+    assert at_035["bacc_val_tuned"] == pytest.approx(0.75) and at_035["threshold_val_tuned"] == 0.35
+
+
+def frank_factcc(raw) -> pd.DataFrame:
+    """FRANK's labels and documents with FactCC's released scores (2,246 summaries of 499 documents)."""
+    from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
+
+    labels = adapt_frank(raw).frame[["example_id", "doc_id", "label"]]
+    released = adapt_frank_baselines(raw).frame[["example_id", "FactCC"]].rename(columns={"FactCC": "score"})
+    return labels.merge(released, on="example_id").dropna(subset=["label", "score"])
+
+
+def test_auc_interval_is_scipys_percentile_bootstrap_and_resamples_groups(raw) -> None:
+    scored = frank_factcc(raw)
+    y, s = scored["label"].astype(int).to_numpy(), scored["score"].to_numpy(float)
+    settings = {"resamples": 1000, "confidence": 0.95, "seed": 3, "ece_bins": 10}
+    alone = detection_row("x", "frank", scored.assign(doc_id=scored["example_id"]), None, 0.0, **settings)
+    reference = stats.bootstrap(
+        (y, s), roc_auc_score, paired=True, vectorized=False, n_resamples=1000, method="percentile",
+        confidence_level=0.95, rng=np.random.default_rng(4),
+    ).confidence_interval  # fmt: skip
+    assert alone["roc_auc_ci_low"] == pytest.approx(reference.low, abs=0.01)
+    assert alone["roc_auc_ci_high"] == pytest.approx(reference.high, abs=0.01)
+    # Resampling groups, not rows: with two groups (alternate rows) a resample is A+A, A+B or B+B, so the 95%
+    # percentile interval runs from the lower to the higher of the two groups' own AUCs (a quarter of resamples each).
+    halves = np.arange(len(scored)) % 2
+    two = detection_row("x", "frank", scored.assign(doc_id=halves), None, 0.0, **settings)
+    own = sorted(roc_auc_score(y[halves == half], s[halves == half]) for half in (0, 1))
+    assert (two["roc_auc_ci_low"], two["roc_auc_ci_high"]) == pytest.approx(own, abs=1e-12)
+    assert own[1] - own[0] < 0.5 * (alone["roc_auc_ci_high"] - alone["roc_auc_ci_low"])  # rows resampled would be wider
 
 
 def test_validation_threshold_maximises_balanced_accuracy() -> None:
@@ -89,6 +122,23 @@ def test_paired_bootstrap_agrees_with_delong_on_real_frank_scores(raw) -> None:
     assert (bootstrap.high - bootstrap.low) / 2 == pytest.approx(1.96 * standard_error, rel=0.15)
     delong_p = 2 * stats.norm.sf(abs(difference) / standard_error)
     assert (bootstrap.p_value < 0.05) == (delong_p < 0.05)
+
+
+def test_paired_bootstrap_p_value_is_delongs_on_a_close_pair(raw) -> None:
+    """FactCC against QAGS on FRANK: AUCs 1.2 points apart, DeLong's two-sided p 0.28; the bootstrap's p (twice the
+    smaller tail share) must be the same number, not merely on the same side of 0.05."""
+    from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
+    from factlab.metaeval.paired import paired_auc_difference
+
+    labels = adapt_frank(raw).frame[["example_id", "label"]]
+    joined = labels.merge(adapt_frank_baselines(raw).frame, on="example_id").dropna(subset=["label", "FactCC", "QAGS"])
+    y = joined["label"].astype(int).to_numpy()
+    a, b = joined["FactCC"].to_numpy(float), joined["QAGS"].to_numpy(float)
+    difference, standard_error = delong_difference(y, a, b)
+    delong_p = 2 * stats.norm.sf(abs(difference) / standard_error)
+    assert 0.2 < delong_p < 0.4
+    bootstrap = paired_auc_difference(y, a, b, groups=None, n_resamples=2000, confidence=0.95, rng=np.random.default_rng(0))
+    assert bootstrap.p_value == pytest.approx(delong_p, abs=0.03)
 
 
 def test_a_scorer_against_itself_differs_by_nothing() -> None:

@@ -14,6 +14,7 @@ from factlab.metaeval.published.screeneval import (
     chunk_size_table,
     detection_table,
     item_labels,
+    published_comparison,
     reliability_table,
     stratified_split,
 )
@@ -120,6 +121,19 @@ def test_chunk_size_table(frame, detection):
     row = table.set_index("chunk_size").loc[750]
     assert row["roc_auc"] == pytest.approx(roc_auc_score(rows["label"], rows["score"]), abs=1e-12)
     assert row["runtime_s"] == rows["runtime_s"].iloc[0]
+
+
+# SCALE-large's ROC AUC per chunk size, as printed in asappresearch/scale-score
+# experiments/chunk_size/chunk_size_graph.ipynb (typed here from the notebook, not read from factlab)
+NOTEBOOK_AUC = {100: 0.6662747732616727, 750: 0.7545347665435, 3000: 0.7603571828462657}
+
+
+def test_chunk_sizes_reproduce_the_scale_notebook(detection):
+    comparison = published_comparison(chunk_size_table(detection)).set_index("chunk_size")
+    assert len(comparison) == 7 and comparison["difference"].abs().max() < 1e-9
+    for size, printed in NOTEBOOK_AUC.items():
+        assert comparison.loc[size, "roc_auc"] == pytest.approx(printed, abs=1e-12)
+        assert comparison.loc[size, "published_roc_auc"] == printed
 
 
 def test_reliability_bins_cover_every_item(frame):

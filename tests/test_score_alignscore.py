@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +62,17 @@ def test_scores_are_mean_of_max_over_chunks(examples: pd.DataFrame, scorer: Alig
         assert (item["chunk_start"], item["chunk_end"]) == (best.start, best.end)
         assert examples["output"].iloc[0][item["start"] : item["end"]] == item["sentence"]  # offsets into the output
     for row in scores.itertuples():
-        assert row.score == pytest.approx(np.mean([item["support"] for item in row.sentences]))
+        assert row.score == pytest.approx(reference_example_score(sentences, row.example_id, scorer, np.mean), abs=1e-5)
+
+
+def reference_example_score(sentences: pd.DataFrame, example_id: str, scorer: AlignerScorer, aggregate: Callable) -> float:
+    """AlignScore's recipe written out with its reference loop: every (60-word chunk, output sentence) pair scored
+    alone, the best chunk per sentence, then `aggregate` over the sentences."""
+    outputs = sentences[(sentences["side"] == "output") & (sentences["example_id"] == example_id)]
+    document = sentences[(sentences["side"] == "source") & (sentences["doc_id"] == outputs["doc_id"].iloc[0])]
+    chunks, _ = alignscore_chunks([Sentence(*row) for row in document[["text", "start", "end"]].itertuples(index=False)], 60)
+    outputs = outputs["text"]
+    return float(aggregate([reference_scores(scorer, [(c.text, s) for c in chunks], pad_to=256).max() for s in outputs]))
 
 
 def test_min_aggregation_and_bad_settings(examples: pd.DataFrame, scorer: AlignerScorer) -> None:
@@ -70,6 +81,6 @@ def test_min_aggregation_and_bad_settings(examples: pd.DataFrame, scorer: Aligne
         examples, sentences, scorer, AlignScoreSettings(words_per_chunk=60, aggregation="min"), EngineSettings(progress=False)
     )
     for row in scores.itertuples():
-        assert row.score == min(item["support"] for item in row.sentences)
+        assert row.score == pytest.approx(reference_example_score(sentences, row.example_id, scorer, np.min), abs=1e-5)
     with pytest.raises(FactlabError, match="unknown alignscore aggregation"):
         AlignScoreSettings(aggregation="median")
