@@ -47,17 +47,17 @@ def test_row_matches_sklearn_and_hand_values() -> None:
     assert at_035["bacc_val_tuned"] == pytest.approx(0.75) and at_035["threshold_val_tuned"] == 0.35
 
 
-def frank_factcc(raw) -> pd.DataFrame:
-    """FRANK's labels and documents with FactCC's released scores (2,246 summaries of 499 documents)."""
+def frank_released(raw, *metrics: str) -> pd.DataFrame:
+    """FRANK's labels and documents with the released scores of `metrics`, rows where all are present."""
     from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
 
     labels = adapt_frank(raw).frame[["example_id", "doc_id", "label"]]
-    released = adapt_frank_baselines(raw).frame[["example_id", "FactCC"]].rename(columns={"FactCC": "score"})
-    return labels.merge(released, on="example_id").dropna(subset=["label", "score"])
+    joined = labels.merge(adapt_frank_baselines(raw).frame[["example_id", *metrics]], on="example_id")
+    return joined.dropna(subset=["label", *metrics])
 
 
 def test_auc_interval_is_scipys_percentile_bootstrap_and_resamples_groups(raw) -> None:
-    scored = frank_factcc(raw)
+    scored = frank_released(raw, "FactCC").rename(columns={"FactCC": "score"})  # 2,246 summaries of 499 documents
     y, s = scored["label"].astype(int).to_numpy(), scored["score"].to_numpy(float)
     settings = {"resamples": 1000, "confidence": 0.95, "seed": 3, "ece_bins": 10}
     alone = detection_row("x", "frank", scored.assign(doc_id=scored["example_id"]), None, 0.0, **settings)
@@ -106,12 +106,9 @@ def delong_difference(labels: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple
 
 
 def test_paired_bootstrap_agrees_with_delong_on_real_frank_scores(raw) -> None:
-    from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
     from factlab.metaeval.paired import paired_auc_difference
 
-    labels = adapt_frank(raw).frame[["example_id", "label"]]
-    released = adapt_frank_baselines(raw).frame
-    joined = labels.merge(released, on="example_id").dropna(subset=["label", "FactCC", "BertScore P Art"])
+    joined = frank_released(raw, "FactCC", "BertScore P Art")
     y = joined["label"].astype(int).to_numpy()
     a, b = joined["FactCC"].to_numpy(float), joined["BertScore P Art"].to_numpy(float)
     difference, standard_error = delong_difference(y, a, b)
@@ -127,11 +124,9 @@ def test_paired_bootstrap_agrees_with_delong_on_real_frank_scores(raw) -> None:
 def test_paired_bootstrap_p_value_is_delongs_on_a_close_pair(raw) -> None:
     """FactCC against QAGS on FRANK: AUCs 1.2 points apart, DeLong's two-sided p 0.28; the bootstrap's p (twice the
     smaller tail share) must be the same number, not merely on the same side of 0.05."""
-    from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
     from factlab.metaeval.paired import paired_auc_difference
 
-    labels = adapt_frank(raw).frame[["example_id", "label"]]
-    joined = labels.merge(adapt_frank_baselines(raw).frame, on="example_id").dropna(subset=["label", "FactCC", "QAGS"])
+    joined = frank_released(raw, "FactCC", "QAGS")
     y = joined["label"].astype(int).to_numpy()
     a, b = joined["FactCC"].to_numpy(float), joined["QAGS"].to_numpy(float)
     difference, standard_error = delong_difference(y, a, b)

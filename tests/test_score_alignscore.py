@@ -71,8 +71,8 @@ def reference_example_score(sentences: pd.DataFrame, example_id: str, scorer: Al
     outputs = sentences[(sentences["side"] == "output") & (sentences["example_id"] == example_id)]
     document = sentences[(sentences["side"] == "source") & (sentences["doc_id"] == outputs["doc_id"].iloc[0])]
     chunks, _ = alignscore_chunks([Sentence(*row) for row in document[["text", "start", "end"]].itertuples(index=False)], 60)
-    outputs = outputs["text"]
-    return float(aggregate([reference_scores(scorer, [(c.text, s) for c in chunks], pad_to=256).max() for s in outputs]))
+    best = [reference_scores(scorer, [(c.text, sentence) for c in chunks], pad_to=256).max() for sentence in outputs["text"]]
+    return float(aggregate(best))
 
 
 def test_min_aggregation_and_bad_settings(examples: pd.DataFrame, scorer: AlignerScorer) -> None:
