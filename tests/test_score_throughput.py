@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
@@ -37,7 +38,7 @@ def test_cut_length_and_reference_sample_are_reported(tmp_path: Path) -> None:
          "--model", str(tmp_path / "aligner"), "--entailment-label", "entailment", "--pairs-per-benchmark", "12",
          "--choice", str(tmp_path / "choice.json"), "--chunk-policy", "reference", "--token-budget", "4096",
          "--max-batch-pairs", "8", "--precision", "fp32", "--threads", "1", "--device", "cpu",
-         "--max-length", "64", "--reference-pairs", "3", "--out", str(out)]
+         "--max-length", "64", "--reference-pairs", "3", "--out", str(out), "--scores-out", str(tmp_path / "scores.parquet")]
     )  # fmt: skip
     report = json.loads(out.read_text())
     pairs = list(dict.fromkeys(sample_pairs([str(tmp_path / "qags_xsum.parquet")], [str(tmp_path / "sentences.parquet")], 12,
@@ -50,4 +51,14 @@ def test_cut_length_and_reference_sample_are_reported(tmp_path: Path) -> None:
     assert report["pairs_premise_cut"] == sum(length > 64 for length in full) > 0
     assert report["mean_pair_tokens"] == np.mean(cut)
     assert report["engine_tokens"] == sum(cut)
-    assert report["max_abs_diff"] < 1e-5  # fp32 on both paths, the same weights and cut
+    # each pair alone, unpadded, through the network's three-way head: neither the engine's packing nor the padded loop
+    with torch.inference_mode():
+        alone = [torch.softmax(scorer.network(**scorer.tokenizer(p, h, truncation="only_first", max_length=64,
+                                                                 return_tensors="pt"))["three_way"], -1)[0, 0].item()
+                 for p, h in pairs]  # fmt: skip
+    scores = pd.read_parquet(tmp_path / "scores.parquet")
+    assert list(zip(scores["premise"], scores["hypothesis"], strict=True)) == pairs
+    np.testing.assert_allclose(scores["engine"], alone, atol=1e-5)  # fp32 on every path, the same weights and cut
+    np.testing.assert_allclose(scores["reference"][:3], alone[:3], atol=1e-5)
+    assert scores["reference"][3:].isna().all()
+    assert report["max_abs_diff"] == np.max(np.abs(scores["engine"][:3] - scores["reference"][:3])) < 1e-5

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from factlab.commands import positive_int, write_report
+from factlab.io import write_parquet
 from factlab.runtime import set_threads
 from factlab.score.commands import add_model_arguments
 
@@ -46,6 +47,9 @@ def register(commands: Any) -> None:
         help="time the reference loop on the first N pairs (default: all)",
     )
     throughput.add_argument("--out", required=True)
+    throughput.add_argument(
+        "--scores-out", default=None, help="also write every pair's engine and reference score (parquet), for checking"
+    )
     throughput.set_defaults(func=run_throughput)
 
 
@@ -146,4 +150,15 @@ def run_throughput(args: argparse.Namespace) -> None:
         "precision": engine.precision,
     }
     report["engine_share_of_gemm_peak"] = report["engine_gflops"] / report["gemm_peak_gflops"]
+    if args.scores_out:
+        write_parquet(pair_scores(pairs, engine_result.scores, reference), args.scores_out)
     write_report(report, args.out)
+
+
+def pair_scores(pairs: list[tuple[str, str]], engine: np.ndarray, reference: np.ndarray) -> pd.DataFrame:
+    """One row per pair: the engine's score, and the reference loop's where it was timed (NaN beyond)."""
+    padded = np.full(len(pairs), np.nan)
+    padded[: len(reference)] = reference
+    return pd.DataFrame(
+        {"premise": [p for p, _ in pairs], "hypothesis": [h for _, h in pairs], "engine": engine, "reference": padded}
+    )
