@@ -94,11 +94,14 @@ smoke-views: dvc-check
 	python tests/smoke_views.py $(SMOKE_DIR)
 
 # One parameter changed in a copy of the checked smoke directory: `dvc status` names only the stage that
-# reads it, and `dvc repro` reruns the rules reading it (and what depends on them), nothing upstream.
+# reads it, and `dvc repro` reruns the rules reading it (and what depends on them), not a rule of the same stage
+# that does not read it, and nothing upstream: a FRANK analysis key, then a threshold-policy key.
 dvc-one-parameter: dvc-check
 	rm -rf $(SMOKE_DIR)-param && cp -a $(SMOKE_DIR) $(SMOKE_DIR)-param
 	python tests/dvc_one_parameter.py $(SMOKE_DIR)-param metaeval.frank.partial_variant ranked metaeval \
-	  correlate_frank_baselines
+	  correlate_frank_baselines evaluate_localisation
+	python tests/dvc_one_parameter.py $(SMOKE_DIR)-param metaeval.localisation.threshold_policies '[fixed05]' metaeval \
+	  evaluate_localisation correlate_frank_baselines
 
 # CI's configuration matrix, each run over a copy of the smoke run (only what its keys change reruns),
 # through the whole DAG: config/smoke_variant.yaml (ranked partial correlations, spaCy splitter, a

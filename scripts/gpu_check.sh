@@ -5,7 +5,7 @@
 #   3. the scoring engine's throughput (`factlab score throughput`): real AlignScore pairs at the chunk size the
 #      default run scores (60 words, mean), in bf16; and 256-piece pairs (CNN/DM articles' 350-word chunks, AlignScore's
 #      default, cut to 256 pieces, every cut counted) in bf16 and fp32.
-# Everything lands in OUT (default benchmarks/gpu, committed: CI cannot rebuild it): run.log, the training log
+# Everything lands in OUT (default benchmarks/gpu, committed: CI cannot rebuild it): gpu_check_run.log, the training log
 # and curves, one JSON per throughput run. CI never runs this: it has no GPU. Each step runs even if an earlier
 # one failed; the exit status is the number of failed steps. It needs no Snakemake (a bare GPU machine may lack
 # it), so it merges config/gpu.yaml's two flat sections below by hand instead of the Makefile's MERGE_PARAMS.
@@ -23,7 +23,7 @@ device=${DEVICE:-cuda}
 threads=${THREADS:-8} # CPU threads for tokenising and batching beside the GPU
 work=$(mktemp -d)
 mkdir -p "$out"
-log="$out/run.log"
+log="$out/gpu_check_run.log"
 : >"$log"
 failed=0
 step() { # step NAME COMMAND...: run, log, count a failure

@@ -1,10 +1,11 @@
 """CI check (make dvc-one-parameter): in a copy of the built smoke directory, change one parameter and
 let DVC find and rerun what reads it, and nothing else.
 
-    python tests/dvc_one_parameter.py DIR KEY VALUE STAGE RULE
+    python tests/dvc_one_parameter.py DIR KEY VALUE STAGE RULE UNTOUCHED
 
 `dvc status` must name STAGE alone, for KEY alone; `dvc repro` must then run RULE (a Snakemake rule
-whose params include KEY) and no job of the stages upstream of STAGE. Exit 1 with the reason otherwise.
+whose params include KEY), not UNTOUCHED (a rule of STAGE that does not read KEY) and no job of the
+stages upstream of STAGE. Exit 1 with the reason otherwise.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def stages_of_rules(directory: Path) -> dict[str, str]:
     return found
 
 
-def main(directory: Path, key: str, value: str, stage: str, rule: str) -> None:
+def main(directory: Path, key: str, value: str, stage: str, rule: str, untouched: str) -> None:
     params_path = directory / "params.yaml"
     params = yaml.safe_load(params_path.read_text())
     node = params
@@ -56,8 +57,13 @@ def main(directory: Path, key: str, value: str, stage: str, rule: str) -> None:
     ran = set(re.findall(r"^(?:local)?rule (\w+):", output, flags=re.M))
     stage_of = stages_of_rules(directory)
     upstream = sorted(name for name in ran if stage_of.get(name) in UPSTREAM.get(stage, ()))
-    if rule not in ran or upstream:
-        sys.exit(f"dvc repro after changing {key}: expected {rule} to run and no {UPSTREAM.get(stage)} job; ran {sorted(ran)}")
+    if stage_of.get(untouched) != stage:
+        sys.exit(f"{untouched} is not a rule of stage {stage}")
+    if rule not in ran or untouched in ran or upstream:
+        sys.exit(
+            f"dvc repro after changing {key}: expected {rule} to run, not {untouched}, and no {UPSTREAM.get(stage)} job; "
+            f"ran {sorted(ran)}"
+        )
     print(f"{key}={value}: dvc status named {stage}; dvc repro ran {len(ran)} rules: {sorted(ran)}")
     final = run(directory, "dvc", "status")
     if "up to date" not in final:
@@ -65,6 +71,6 @@ def main(directory: Path, key: str, value: str, stage: str, rule: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 6:
+    if len(sys.argv) != 7:
         sys.exit(__doc__)
     main(Path(sys.argv[1]), *sys.argv[2:])

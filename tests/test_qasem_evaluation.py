@@ -124,7 +124,18 @@ def test_scores_table_puts_the_published_parser_beside() -> None:
         }
     )
     detection = pd.DataFrame({"dataset": ["qanom_test", "qasrl_gs_test"], "f1": [0.75, 0.93]})
-    table = scores_table(scores, detection)
+    bootstrap = pd.DataFrame(  # in another order than the scores, and no interval for the custom set
+        {
+            "dataset": ["qanom_test", "qanom_test", "qasrl_gs_test", "qasrl_gs_test"],
+            "statistic": ["labeled_f1", "unlabeled_f1", "unlabeled_f1", "labeled_f1"],
+            "low": [0.35, 0.55, 0.6601, 0.47],
+            "high": [0.45, 0.61, 0.7104, 0.53],
+        }
+    )
+    table = scores_table(scores, detection, bootstrap)
+    assert list(table["UA-F1 95% CI"]) == ["[0.660, 0.710]", "[0.550, 0.610]", ""]
+    assert list(table["LA-F1 95% CI"]) == ["[0.470, 0.530]", "[0.350, 0.450]", ""]
+    assert list(table.columns[3:7]) == ["UA-F1", "UA-F1 95% CI", "LA-F1", "LA-F1 95% CI"]
     assert list(table["Test set"]) == ["QA-SRL GS test (verbal)", "QANom test (nominal)", "custom"]
     assert list(table["Predicate F1"][:2]) == [0.93, 0.75] and pd.isna(table["Predicate F1"][2])  # matched by name, not order
     assert list(table["T5-small UA-F1"][:2]) == [0.686, 0.592] and pd.isna(table["T5-small UA-F1"][2])

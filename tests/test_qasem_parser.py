@@ -345,6 +345,8 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
                 str(out / "scores.csv"),
                 "--detection",
                 str(out / "predicate_detection.csv"),
+                "--bootstrap",
+                str(out / "bootstrap.csv"),
                 "--iou-threshold",
                 "0.3",
                 "--out-md",
@@ -360,6 +362,9 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert table[0].startswith("| Test set | UA-P |") and len(table) == 4  # header, rule, one row per test set
     assert table[3].startswith("| QANom test (nominal) |") and table[3].endswith("| 0.592 |")  # published T5-small UA-F1
     assert f"{scores['unlabeled_f1'].iloc[0]:.3f}" in table[2]
+    gs = pd.read_csv(out / "bootstrap.csv").query("dataset == 'qasrl_gs_test' and statistic == 'unlabeled_f1'").iloc[0]
+    assert f"| [{gs['low']:.3f}, {gs['high']:.3f}] |" in table[2]  # the sentence bootstrap's UA-F1 interval
+    assert gs["low"] <= scores["unlabeled_f1"].iloc[0] <= gs["high"]
     assert "\\label{tab:qasem-parser}" in (out / "table.tex").read_text()
     assert list(scores.columns) == SCORE_COLUMNS
     assert list(scores["dataset"]) == ["qasrl_gs_test", "qanom_test"]

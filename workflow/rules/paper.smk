@@ -213,6 +213,7 @@ rule tabulate_qasem_parser:
     input:
         scores=rules.evaluate_qasem_parser.output.scores,
         detection=rules.evaluate_qasem_parser.output.detection,
+        bootstrap=rules.evaluate_qasem_parser.output.bootstrap,
         code=code("paper", "qasem-parser-table"),
     output:
         md=report(
@@ -229,7 +230,7 @@ rule tabulate_qasem_parser:
         iou=param("qasem.evaluate.iou_threshold"),
     shell:
         "factlab paper qasem-parser-table --scores {input.scores} --detection {input.detection} "
-        "--iou-threshold {params.iou} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+        "--bootstrap {input.bootstrap} --iou-threshold {params.iou} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 rule tabulate_training_mixture:
