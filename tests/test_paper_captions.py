@@ -71,6 +71,12 @@ def test_report_captions_reuse_the_paper_wording():
 
 
 @pytest.mark.parametrize("stem", sorted(REPORT_CAPTIONS))
+def test_captions_escape_tex_s_comment_sign(stem):
+    # an unescaped % makes TeX drop the rest of the line: the caption's closing brace with it
+    assert re.search(r"(?<!\\)%", REPORT_CAPTIONS[stem]) is None
+
+
+@pytest.mark.parametrize("stem", sorted(REPORT_CAPTIONS))
 def test_report_captions_are_valid_rst(stem):
     text = report_rst(stem)
     assert text.endswith("\n") and not text.endswith("\n\n")

@@ -172,7 +172,7 @@ def _qasem_parser(iou: str) -> str:
     return (
         f"factlab's QASem parser (MiniLM, trained offline) on the held-out test sets, gold predicates: argument "
         f"precision, recall and F1 at token IOU $\\geq$ {iou} (UA; LA: the question's role matches "
-        f"too), with 95% bootstrap intervals of the F1s over the test set's sentences (what a retrained parser's move "
+        f"too), with 95\\% bootstrap intervals of the F1s over the test set's sentences (what a retrained parser's move "
         f"is read against), predicate detection F1, and the published T5-small QASem parser's UA-F1."
     )
 
