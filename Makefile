@@ -93,7 +93,7 @@ dvc-check: smoke
 smoke-views: dvc-check
 	python tests/smoke_views.py $(SMOKE_DIR)
 
-# One parameter changed in a copy of the checked smoke directory: `dvc status` names only the stage that
+# One parameter at a time changed in a copy of the checked smoke directory (the second on top of the first): `dvc status` names only the stage that
 # reads it, and `dvc repro` reruns the rules reading it (and what depends on them), not a rule of the same stage
 # that does not read it, and nothing upstream: a FRANK analysis key, then a threshold-policy key.
 dvc-one-parameter: dvc-check

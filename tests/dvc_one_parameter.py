@@ -44,8 +44,11 @@ def main(directory: Path, key: str, value: str, stage: str, rule: str, untouched
     *parents, last = key.split(".")
     for part in parents:
         node = node[part]
-    if str(node[last]) == value:
+    if node[last] == yaml.safe_load(value):
         sys.exit(f"{key} is already {value}: nothing would change")
+    stage_of = stages_of_rules(directory)
+    if stage_of.get(untouched) != stage:
+        sys.exit(f"{untouched} is not a rule of stage {stage}")
     node[last] = yaml.safe_load(value)
     params_path.write_text(yaml.safe_dump(params, sort_keys=False))
 
@@ -55,10 +58,7 @@ def main(directory: Path, key: str, value: str, stage: str, rule: str, untouched
 
     output = run(directory, "dvc", "repro")
     ran = set(re.findall(r"^(?:local)?rule (\w+):", output, flags=re.M))
-    stage_of = stages_of_rules(directory)
     upstream = sorted(name for name in ran if stage_of.get(name) in UPSTREAM.get(stage, ()))
-    if stage_of.get(untouched) != stage:
-        sys.exit(f"{untouched} is not a rule of stage {stage}")
     if rule not in ran or untouched in ran or upstream:
         sys.exit(
             f"dvc repro after changing {key}: expected {rule} to run, not {untouched}, and no {UPSTREAM.get(stage)} job; "

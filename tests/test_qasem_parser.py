@@ -364,7 +364,6 @@ def test_commands_train_and_evaluate(tables: dict[str, pd.DataFrame], tmp_path: 
     assert f"{scores['unlabeled_f1'].iloc[0]:.3f}" in table[2]
     gs = pd.read_csv(out / "bootstrap.csv").query("dataset == 'qasrl_gs_test' and statistic == 'unlabeled_f1'").iloc[0]
     assert f"| [{gs['low']:.3f}, {gs['high']:.3f}] |" in table[2]  # the sentence bootstrap's UA-F1 interval
-    assert gs["low"] <= scores["unlabeled_f1"].iloc[0] <= gs["high"]
     assert "\\label{tab:qasem-parser}" in (out / "table.tex").read_text()
     assert list(scores.columns) == SCORE_COLUMNS
     assert list(scores["dataset"]) == ["qasrl_gs_test", "qanom_test"]

@@ -4,7 +4,7 @@ QA-SRL GS test and QANom test with gold predicates -> `scores.csv` (UA/LA as fra
 `predicate_detection.csv`, the predicted QAs, and coverage of the QASemConsistency gold QAs ->
 `consistency_coverage.csv`; sentence-bootstrap CIs of UA/LA-F1 and the share of resamples above the
 published T5-small parser -> `bootstrap.csv`; `metrics.json` with the headline numbers. The paper table is rendered
-from scores.csv and predicate_detection.csv by the paper stage.
+from scores.csv, predicate_detection.csv and bootstrap.csv by the paper stage.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def qasem_parser_layout(scores: pd.DataFrame, detection: pd.DataFrame, bootstrap
 
     The intervals are what a retrained parser's move across machines (CPU kernels) is read against."""
     detection_f1 = dict(zip(detection["dataset"], detection["f1"], strict=True))
-    bounds = bootstrap.set_index(["dataset", "statistic"])[["low", "high"]]
+    bounds = bootstrap.set_index(["dataset", "statistic"], verify_integrity=True)[["low", "high"]]
 
     def f1_interval(statistic: str) -> list[str]:
         return [
