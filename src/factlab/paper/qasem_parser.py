@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.errors import DataError
 from factlab.metaeval.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
 from factlab.paper import captions
 from factlab.paper.scorer_tables import interval
@@ -15,13 +16,18 @@ from factlab.paper.tables import write_tables
 TEST_SET_NAMES = {"qasrl_gs_test": "QA-SRL GS test (verbal)", "qanom_test": "QANom test (nominal)"}
 
 
-def qasem_parser_layout(scores: pd.DataFrame, detection: pd.DataFrame, bootstrap: pd.DataFrame) -> pd.DataFrame:
+def qasem_parser_layout(
+    scores: pd.DataFrame, detection: pd.DataFrame, bootstrap: pd.DataFrame, bootstrap_file: str = "bootstrap.csv"
+) -> pd.DataFrame:
     """One row per test set: argument UA/LA (gold predicates) with the sentence bootstrap's intervals of their
     F1, predicate detection F1, and the published T5-small UA-F1 (empty for a set it did not report).
 
     The intervals are what a retrained parser's move across machines (CPU kernels) is read against."""
     detection_f1 = dict(zip(detection["dataset"], detection["f1"], strict=True))
-    bounds = bootstrap.set_index(["dataset", "statistic"], verify_integrity=True)[["low", "high"]]
+    bounds = bootstrap.set_index(["dataset", "statistic"])[["low", "high"]]
+    if not bounds.index.is_unique:
+        doubled = bounds.index[bounds.index.duplicated()][0]
+        raise DataError("more than one interval for a test set's statistic", file=bootstrap_file, record="/".join(doubled))
 
     def f1_interval(statistic: str) -> list[str]:
         return [
@@ -58,5 +64,7 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
-    table = qasem_parser_layout(pd.read_csv(args.scores), pd.read_csv(args.detection), pd.read_csv(args.bootstrap))
+    table = qasem_parser_layout(
+        pd.read_csv(args.scores), pd.read_csv(args.detection), pd.read_csv(args.bootstrap), bootstrap_file=args.bootstrap
+    )
     write_tables(table, args.out_md, args.out_tex, caption=captions.qasem_parser(args.iou_threshold), label="tab:qasem-parser")
