@@ -136,7 +136,7 @@ def test_scores_table_puts_the_published_parser_beside() -> None:
     assert list(table["UA-F1 95% CI"]) == ["[0.660, 0.710]", "[0.550, 0.610]", ""]
     assert list(table["LA-F1 95% CI"]) == ["[0.470, 0.530]", "[0.350, 0.450]", ""]
     assert list(table.columns[3:7]) == ["UA-F1", "UA-F1 95% CI", "LA-F1", "LA-F1 95% CI"]
-    with pytest.raises(DataError, match="file bootstrap.csv, record qanom_test/labeled_f1"):
+    with pytest.raises(DataError, match=r"key \{'dataset': 'qanom_test', 'statistic': 'labeled_f1'\} \(file table bootstrap.csv"):
         scores_table(scores, detection, pd.concat([bootstrap, bootstrap.head(1)]))
     assert list(table["Test set"]) == ["QA-SRL GS test (verbal)", "QANom test (nominal)", "custom"]
     assert list(table["Predicate F1"][:2]) == [0.93, 0.75] and pd.isna(table["Predicate F1"][2])  # matched by name, not order

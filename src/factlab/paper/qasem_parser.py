@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.errors import DataError
+from factlab.data.schema import validate_table
 from factlab.metaeval.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
 from factlab.paper import captions
 from factlab.paper.scorer_tables import interval
@@ -24,10 +24,8 @@ def qasem_parser_layout(
 
     The intervals are what a retrained parser's move across machines (CPU kernels) is read against."""
     detection_f1 = dict(zip(detection["dataset"], detection["f1"], strict=True))
-    bounds = bootstrap.set_index(["dataset", "statistic"])[["low", "high"]]
-    if not bounds.index.is_unique:
-        doubled = bounds.index[bounds.index.duplicated()][0]
-        raise DataError("more than one interval for a test set's statistic", file=bootstrap_file, record="/".join(doubled))
+    key = ("dataset", "statistic")
+    bounds = validate_table(bootstrap, bootstrap_file, (*key, "low", "high"), key).set_index(list(key))[["low", "high"]]
 
     def f1_interval(statistic: str) -> list[str]:
         return [
