@@ -93,9 +93,10 @@ dvc-check: smoke
 smoke-views: dvc-check
 	python tests/smoke_views.py $(SMOKE_DIR)
 
-# One parameter at a time changed in a copy of the checked smoke directory (the second on top of the first): `dvc status` names only the stage that
-# reads it, and `dvc repro` reruns the rules reading it (and what depends on them), not a rule of the same stage
-# that does not read it, and nothing upstream: a FRANK analysis key, then a threshold-policy key.
+# One parameter at a time changed in a copy of the checked smoke directory (the second on top of the first):
+# `dvc status` names only the stage that reads it, and `dvc repro` reruns the rules reading it (and what depends
+# on them), not a rule of the same stage that does not read it, and nothing upstream: a FRANK analysis key, then
+# a threshold-policy key.
 dvc-one-parameter: dvc-check
 	rm -rf $(SMOKE_DIR)-param && cp -a $(SMOKE_DIR) $(SMOKE_DIR)-param
 	python tests/dvc_one_parameter.py $(SMOKE_DIR)-param metaeval.frank.partial_variant ranked metaeval \

@@ -44,12 +44,13 @@ def main(directory: Path, key: str, value: str, stage: str, rule: str, untouched
     *parents, last = key.split(".")
     for part in parents:
         node = node[part]
-    if node[last] == yaml.safe_load(value):
+    new_value = yaml.safe_load(value)
+    if node[last] == new_value:
         sys.exit(f"{key} is already {value}: nothing would change")
     stage_of = stages_of_rules(directory)
     if stage_of.get(untouched) != stage:
         sys.exit(f"{untouched} is not a rule of stage {stage}")
-    node[last] = yaml.safe_load(value)
+    node[last] = new_value
     params_path.write_text(yaml.safe_dump(params, sort_keys=False))
 
     status = json.loads(run(directory, "dvc", "status", "--json"))
