@@ -6,12 +6,12 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install bytecode tex browser mirror smoke smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter pull rerun-identical gpu-check
+.PHONY: run test install bytecode tex browser mirror smoke smoke-check smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter pull rerun-identical gpu-check
 
 run: install tex mirror bytecode
 	snakemake --cores all
 
-test: install tex browser mirror pytest lint smoke dvc-check smoke-views dvc-one-parameter smoke-matrix rerun-identical
+test: install tex browser mirror pytest lint smoke smoke-check dvc-check smoke-views dvc-one-parameter smoke-matrix rerun-identical
 
 # A fresh clone with the team's artefacts (README, "Sharing artefacts"): fetch them from the DVC remote,
 # check they are the locked ones (code and params unchanged), then mark them up to date for Snakemake,
@@ -76,6 +76,11 @@ smoke: install tex mirror bytecode
 	cd $(SMOKE_DIR) && $(OFFLINE) snakemake --cores 2
 	cd $(SMOKE_DIR) && snakemake -n | tee .snakemake/smoke-dry-run.txt
 	grep -q "Nothing to be done" $(SMOKE_DIR)/.snakemake/smoke-dry-run.txt
+
+# The library face on the smoke run: factlab.check and `factlab check` with its checker folder give the pipeline's
+# own AlignScore scores for the same pairs.
+smoke-check: smoke
+	python tests/smoke_check.py $(SMOKE_DIR)
 
 # DVC drives the same rules (dvc.yaml is generated from them: python -m factlab.dvcyaml). In the smoke
 # directory, just built by Snakemake, `dvc repro` runs every stage and each must find nothing to do

@@ -19,6 +19,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/metaeval.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/checker.smk"
 include: "workflow/rules/paper.smk"
 
 
@@ -51,3 +52,4 @@ rule all:
         rules.metaeval.input,
         rules.paper.input,
         rules.report.input,
+        rules.checker.input,

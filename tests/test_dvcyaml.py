@@ -46,7 +46,7 @@ def test_rule_files_read_parameters_only_through_param():
 
 
 def test_stages_follow_the_pipeline(stages):
-    assert set(stages) == {"download", "data", "preprocess", "train", "score", "metaeval", "paper", "report"}
+    assert set(stages) == {"download", "data", "preprocess", "train", "score", "checker", "metaeval", "paper", "report"}
     assert stages["preprocess"]["cmd"] == "snakemake --cores all preprocess qas"
     paper_outs = ["paper/README.md", "paper/figures", "paper/main.pdf", "paper/main.tex", "paper/tables", "results/paper"]
     assert [next(iter(out)) for out in stages["paper"]["outs"]] == paper_outs

@@ -20,6 +20,8 @@ STAGES = {
     "metaeval": ("factlab.metaeval.cli", "meta-evaluation and published analyses"),
     "paper": ("factlab.paper.cli", "tables and figures of the paper"),
     "report": ("factlab.report.cli", "static HTML pages for reading scorer outputs"),
+    "checker": ("factlab.checker.cli", "package the trained checker; benchmark its latency"),
+    "check": ("factlab.checker.check_command", "score your own (source, output) pairs: factlab check INPUT -o OUT.jsonl"),
 }
 VALUE_OPTIONS = ("--log-level",)
 
@@ -56,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.func(args)
     except FactlabError as error:
+        for detail in getattr(error, "details", ()):  # every bad record, then the error: the last line a console shows
+            print(f"  {detail}", file=sys.stderr)
         print(f"factlab: error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -41,3 +41,13 @@ class ConfigError(FactlabError, ValueError):
     """A setting (params.yaml value or command option) that cannot work: names the setting and the value.
 
     Also a ValueError, so that library callers catching ValueError keep working."""
+
+
+class DataErrors(DataError):
+    """Every bad record of one file at once: `details` lists the first `shown` problems (line and field), the
+    message counts them all, so a user fixes the file in one pass."""
+
+    def __init__(self, file: str | Path, problems: list[str], *, shown: int = 20) -> None:
+        self.details = problems[:shown]
+        more = f" (the first {shown} are listed above)" if len(problems) > shown else " (listed above)"
+        super().__init__(f"{len(problems)} bad record(s){more}", file=file)

@@ -155,7 +155,7 @@ def detection_inputs(benchmarks, validation):
 
 
 # Which scorer scores which benchmark: every scored benchmark, unless score.scorer_benchmarks names a
-# non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all);
+# non-empty list for the scorer (a custom benchmark: every scorer, whatever the lists) (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all);
 # and, on the benchmarks score.sampled_benchmarks names for it, a seeded sample (score.sample: sample_size).
 def sampled_benchmarks(scorer):
     return param("score.sampled_benchmarks").get(scorer) or []
@@ -164,7 +164,10 @@ def sampled_benchmarks(scorer):
 def scored_by(scorer, benchmarks, sampled=None):
     """Those of `benchmarks` that `scorer` scores, in their order; `sampled`: True only those it scores a sample of,
     False only those it scores whole, None both."""
-    chosen = param("score.scorer_benchmarks").get(scorer) or benchmarks
+    # a custom benchmark is scored whole by every scorer: no list names it
+    chosen = (param("score.scorer_benchmarks").get(scorer) or benchmarks) + list(
+        CUSTOM_BENCHMARKS
+    )
     on_sample = sampled_benchmarks(scorer)
     names = [
         name

@@ -752,9 +752,32 @@ rule benchmark_scoring_throughput:
         "--device {params.device} --out {output} > {log} 2>&1"
 
 
+# A custom benchmark's overlap with the training mixture (it is not an input of the mixture's leakage filter).
+CUSTOM_SCORED = [name for name in SCORE_BENCHMARKS if name in CUSTOM_BENCHMARKS]
+
+
+rule check_custom_overlap:
+    input:
+        data="results/data/{benchmark}.parquet",
+        mixture=rules.build_training_mixture.output.mixture,
+        code=code("score", "training-overlap"),
+    output:
+        f"{SCORE_DIR}/training_overlap.json",
+    log:
+        "logs/score/{benchmark}/training_overlap.log",
+    conda:
+        CONDA_ENV
+    params:
+        ngram=param("aligner.mixture.leakage_ngram"),
+    shell:
+        "factlab score training-overlap --benchmark {wildcards.benchmark} --data {input.data} "
+        "--mixture {input.mixture} --ngram {params.ngram} --out {output} > {log} 2>&1"
+
+
 rule score:
     input:
         score_files(SCORE_BENCHMARKS, SCORERS),
+        expand(rules.check_custom_overlap.output, benchmark=CUSTOM_SCORED),
         rules.benchmark_scoring_throughput.output,
         rules.scale_retrieval.output,
         expand(

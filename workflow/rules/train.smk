@@ -47,11 +47,13 @@ if _not_training:
     raise ConfigError(
         f"params.yaml aligner.mixture names corpora that are not training benchmarks: {_not_training}"
     )
-# Every evaluated text, custom benchmarks included: the leakage filter and check read them all.
+# Every evaluated text of the built-in benchmarks: the leakage filter and check read them all. A custom benchmark is
+# not among them, so adding one never retrains a model: it gets a report of its overlap with the finished mixture
+# instead (check_custom_overlap, score.smk).
 EVALUATION_DATA = [
     f"results/data/{name}.parquet"
     for name in BENCHMARKS
-    if SPECS[name].role == "evaluation"
+    if SPECS[name].role == "evaluation" and name not in CUSTOM_BENCHMARKS
 ]
 
 

@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "summac-conv-fit": "factlab.score.summac_conv_fit",
     "qasem-consistency": "factlab.score.qasem_consistency_commands",
     "throughput": "factlab.score.throughput",
+    "training-overlap": "factlab.score.training_overlap",
     "ensemble-fit": "factlab.score.ensemble_commands",
     "ensemble": "factlab.score.ensemble_commands",
 }

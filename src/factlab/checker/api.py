@@ -1,0 +1,137 @@
+"""factlab's library face: score your own (source, output) pairs with the project's trained checker.
+
+    import factlab
+    frame = factlab.check(sources, outputs)            # one call: loads the model, scores, returns a DataFrame
+    checker = factlab.Checker()                        # load once ...
+    frame = checker.check(sources, outputs)            # ... score many times
+
+The model is the checker folder `results/checker/model` (`make run` builds it, `make pull` fetches it), or
+`model=`: another checker folder, a trained aligner folder, or a hub id / folder of an NLI classifier. Scores
+are the pipeline's AlignScore scores (`factlab score alignscore`, same sentence splitter, chunks, support head,
+aggregation and engine): the output's sentences are each checked against the source's chunks, a sentence's
+support is its best chunk's, the score aggregates the sentences.
+
+One row per pair (`RESULT_COLUMNS`): `score` in [0, 1] (higher: more consistent), `consistent` (score >= the
+threshold recorded with the model), `reliable` and `flags` (factlab.checker.flags: a pair with no words gets no
+score; a pair that is not English is scored but not reliable), and `sentences`: per output sentence its text,
+character offsets in the output, support, and `evidence_start`/`evidence_end`, the character span of the source
+chunk that supports it best.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from factlab.checker.flags import UNSCORABLE, judge_flags
+from factlab.checker.folder import CheckerSettings, resolve_model
+from factlab.checker.inputs import pairs_frame
+
+RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences")
+
+
+class Checker:
+    """A loaded checker: `check` scores lists of pairs; the weights load once, at the first pair scored."""
+
+    def __init__(
+        self, model: str | Path | None = None, *, device: str = "auto", threads: int = 0, progress: bool = False
+    ) -> None:
+        from factlab.models.aligner import load_pair_scorer
+        from factlab.runtime import set_threads
+
+        self.model, self.settings = resolve_model(model)
+        set_threads(threads)
+        self.progress = progress
+        started = time.perf_counter()
+        self.scorer = load_pair_scorer(self.model, device=device, entailment_label=self.settings.entailment_label)
+        self.load_seconds = time.perf_counter() - started
+
+    @property
+    def threshold(self) -> float:
+        return self.settings.threshold
+
+    def check(self, sources: Sequence[str], outputs: Sequence[str], ids: Sequence[Any] | None = None) -> pd.DataFrame:
+        """One row per (source, output) pair, in order (`RESULT_COLUMNS`)."""
+        return self.check_pairs(pairs_frame(sources, outputs, ids))
+
+    def check_pairs(self, pairs: pd.DataFrame) -> pd.DataFrame:
+        """`check` on a frame of `id, source, output` (factlab.checker.inputs)."""
+        flags = [judge_flags(source, output) for source, output in zip(pairs["source"], pairs["output"], strict=True)]
+        scorable = [not set(found) & set(UNSCORABLE) for found in flags]
+        scored = score_frame(pairs[scorable], self.scorer, self.settings, progress=self.progress)
+        by_id = dict(zip(scored["example_id"], scored.to_dict("records"), strict=True))
+        rows = []
+        for example_id, found in zip(pairs["id"].astype(str), flags, strict=True):
+            result = by_id.get(example_id)
+            score = None if result is None or pd.isna(result["score"]) else float(result["score"])
+            rows.append(
+                {
+                    "id": example_id,
+                    "score": score,
+                    "consistent": None if score is None else bool(score >= self.threshold),
+                    "threshold": self.threshold,
+                    "reliable": score is not None and not found,
+                    "flags": found,
+                    "sentences": [] if result is None else [evidence_record(item) for item in result["sentences"]],
+                }
+            )
+        return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+
+
+def check(
+    sources: Sequence[str],
+    outputs: Sequence[str],
+    *,
+    ids: Sequence[Any] | None = None,
+    model: str | Path | None = None,
+    device: str = "auto",
+) -> pd.DataFrame:
+    """Score pairs with a checker loaded for this call (`Checker` to load once for many calls)."""
+    return Checker(model, device=device).check(sources, outputs, ids)
+
+
+def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, progress: bool) -> pd.DataFrame:
+    """The pipeline's AlignScore table (example_id, score, sentences) of `pairs` (`id, source, output`)."""
+    from factlab.data.adapters.custom import doc_id_from_source
+    from factlab.models.engine import EngineSettings, resolve_precision
+    from factlab.preprocess.benchmark import sentence_units
+    from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+
+    if pairs.empty:
+        return pd.DataFrame({"example_id": [], "score": [], "sentences": []})
+    examples = pd.DataFrame(
+        {
+            "example_id": pairs["id"].astype(str).tolist(),
+            "doc_id": [doc_id_from_source(source) for source in pairs["source"]],
+            "source": pairs["source"].tolist(),
+            "output": pairs["output"].tolist(),
+        }
+    )
+    sentences, _ = sentence_units(examples, "check", settings.sentence_splitter)
+    alignscore = AlignScoreSettings(
+        settings.words_per_chunk,
+        settings.chunk_policy,  # type: ignore[arg-type]
+        settings.aggregation,
+        settings.support_head,
+    )
+    engine = EngineSettings(
+        settings.token_budget, settings.max_batch_pairs, resolve_precision(settings.precision, scorer.device), progress=progress
+    )
+    scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine)
+    return scores
+
+
+def evidence_record(detail: dict[str, Any]) -> dict[str, Any]:
+    """One output sentence as the checker returns it: its text and offsets, support, and the evidence's span."""
+    return {
+        "text": detail["sentence"],
+        "start": int(detail["start"]),
+        "end": int(detail["end"]),
+        "support": float(detail["support"]),
+        "evidence_start": int(detail["chunk_start"]),
+        "evidence_end": int(detail["chunk_end"]),
+    }

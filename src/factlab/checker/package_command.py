@@ -1,0 +1,219 @@
+"""`factlab checker package`: the trained aligner, its tuned reading and its model card as one checker folder.
+
+The folder (factlab.checker.folder) is what `factlab check` and `factlab.Checker` load by default, and what a
+team shares. Its decision threshold is the one that maximises balanced accuracy on the pooled validation
+benchmarks' AlignScore scores (metaeval's `val_tuned` rule, `metaeval.detection.validation_benchmarks`):
+validation data only, never a reported benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from factlab.checker.folder import CARD_FILE, CheckerSettings
+from factlab.commands import json_object
+from factlab.errors import FactlabError
+
+# Licences of the mirrored corpora the training mixture may draw on (their upstream terms: docs/data.md).
+LICENCES = {
+    "nli_docnli_binary": "BSD-3 (DocNLI: MNLI and FEVER-NLI pairs)",
+    "nli_anli_v1.0_devtest": "CC BY-NC 4.0",
+    "nli_sick2014": "CC BY-NC-SA 3.0",
+    "nli_rte_resplit": "GLUE terms",
+    "factcg": "MIT (repository); LLM-generated data",
+    "halueval": "MIT",
+    "climate_fever": "see upstream (no licence file)",
+    "qanom": "MIT",
+    "qasrl_gs": "MIT",
+}
+ALIGNER_FILES = ("model.safetensors", "aligner.json", "encoder")
+
+
+def register(commands: Any) -> None:
+    package = commands.add_parser("package", help="the checker folder: aligner weights, checker.json, model card")
+    package.add_argument("--aligner", required=True, help="results/models/aligner")
+    package.add_argument("--choice", required=True, help="results/score/alignscore_choice.json")
+    package.add_argument("--validation-scores", nargs="*", default=[], help="results/score/<benchmark>/alignscore.parquet")
+    package.add_argument("--validation-data", nargs="*", default=[], help="results/data/<benchmark>.parquet, same order")
+    package.add_argument("--mixture-report", required=True)
+    package.add_argument("--leakage", required=True)
+    package.add_argument("--settings", type=json_object, required=True, help="JSON: the pipeline's reading settings")
+    package.add_argument("--out-dir", required=True)
+    package.set_defaults(func=run_package)
+
+
+def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | None, dict[str, Any]]:
+    """The balanced-accuracy threshold on the pooled validation benchmarks, and what it was chosen on."""
+    from factlab.metaeval.detection import balanced_accuracy
+    from factlab.metaeval.scorers import pooled_validation, validation_threshold
+
+    if len(scores) != len(data):
+        raise FactlabError(f"--validation-scores gives {len(scores)} files but --validation-data {len(data)}")
+    frames = {}
+    for score_path, data_path in zip(scores, data, strict=True):
+        name = Path(data_path).stem
+        if Path(score_path).parent.name != name:
+            raise FactlabError(f"{score_path}: not the scores of {name} (same order as --validation-data)")
+        labels = pd.read_parquet(data_path, columns=["example_id", "label"]).dropna(subset=["label"])
+        frames[name] = pd.read_parquet(score_path, columns=["example_id", "score"]).merge(labels, on="example_id")
+    threshold = validation_threshold(frames)
+    pooled = pooled_validation(frames)
+    if threshold is None or pooled is None:
+        return None, {"benchmarks": sorted(frames), "pairs": 0}
+    labels = pooled["label"].astype(int).to_numpy()
+    predicted = (pooled["score"].to_numpy() >= threshold).astype(int)
+    return threshold, {
+        "benchmarks": sorted(frames),
+        "pairs": len(pooled),
+        "consistent_share": round(float(labels.mean()), 4),
+        "balanced_accuracy": round(float(balanced_accuracy(labels, predicted)), 4),
+    }
+
+
+def checker_settings(args: argparse.Namespace) -> CheckerSettings:
+    choice = json.loads(Path(args.choice).read_text())
+    threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data)
+    source = (
+        f"maximises balanced accuracy on {chosen_on['pairs']} validation pairs of {', '.join(chosen_on['benchmarks'])}"
+        if threshold is not None
+        else "default 0.5: no validation benchmark with both labels was scored"
+    )
+    try:
+        return CheckerSettings(
+            words_per_chunk=int(choice["words_per_chunk"]),
+            aggregation=str(choice["aggregation"]),
+            support_head=str(choice["support_head"]),
+            threshold=round(float(threshold), 6) if threshold is not None else 0.5,
+            threshold_source=source,
+            validation={
+                "threshold": chosen_on,
+                "tuning_mean_roc_auc": choice.get("mean_roc_auc"),
+                "tuning_benchmarks": choice.get("benchmarks", []),
+            },
+            **args.settings,
+        )
+    except (KeyError, TypeError) as error:
+        raise FactlabError(f"{args.choice} or --settings: {error}") from error
+
+
+def run_package(args: argparse.Namespace) -> None:
+    settings = checker_settings(args)
+    aligner = Path(args.aligner)
+    missing = [name for name in ALIGNER_FILES if not (aligner / name).exists()]
+    if missing:
+        raise FactlabError(f"{aligner} is not a trained aligner: it lacks {missing}")
+    card = model_card(
+        settings,
+        json.loads((aligner / "aligner.json").read_text()),
+        _read_json(aligner / "metrics.json"),
+        _read_json(Path(args.mixture_report)),
+        _read_json(Path(args.leakage)),
+    )
+    out = Path(args.out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:  # built aside, then moved into place: never a partial folder
+        for name in ALIGNER_FILES:
+            source = aligner / name
+            (shutil.copytree if source.is_dir() else shutil.copy2)(source, staging / name)
+        (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
+        (staging / "README.md").write_text(card)
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _rows(values: dict[str, Any]) -> list[str]:
+    return [f"| {key} | {value} |" for key, value in values.items() if not isinstance(value, (dict, list))]
+
+
+def model_card(
+    settings: CheckerSettings,
+    aligner: dict[str, Any],
+    metrics: dict[str, Any],
+    mixture: dict[str, Any],
+    leakage: dict[str, Any],
+) -> str:
+    """The folder's README.md: what the model is, how to use it, what it was trained and chosen on, its limits."""
+    train = aligner.get("settings", {})
+    lines = [
+        "# factlab checker",
+        "",
+        "A factual-consistency checker: given a source text and an output (a summary, an answer, a claim), it scores",
+        "how well the source supports each output sentence and the output as a whole (AlignScore's method: the",
+        "source cut into chunks, each output sentence scored against every chunk, its best chunk kept).",
+        f"Backbone: `{train.get('backbone', 'minilm')}`; AlignScore's three heads (3-way, binary, regression).",
+        "",
+        "## Use",
+        "",
+        "```bash",
+        "factlab check pairs.jsonl -o scores.jsonl --model <this folder>",
+        "```",
+        "",
+        "```python",
+        "import factlab",
+        'checker = factlab.Checker(model="<this folder>")',
+        "frame = checker.check(sources, outputs)",
+        "```",
+        "",
+        "## How it reads the model (`checker.json`)",
+        "",
+        "| setting | value |",
+        "|---|---|",
+        *[f"| {key} | {value} |" for key, value in settings.as_json().items() if key != "validation"],
+        "",
+        f"The threshold: {settings.threshold_source}.",
+        "Chunk size, support head and aggregation were chosen by AlignScore's tuning on validation benchmarks "
+        f"({', '.join(settings.validation.get('tuning_benchmarks', [])) or 'none'}; macro-mean ROC AUC "
+        f"{settings.validation.get('tuning_mean_roc_auc')}).",
+        "",
+        "## Validation metrics (held-out pairs of the training mixture)",
+        "",
+        "| metric | value |",
+        "|---|---|",
+        *_rows(metrics),
+        "",
+        "## Training data",
+        "",
+        "Real corpora and synthetic errors made from their documents (the mixture report below); no pair shares an",
+        f"{leakage.get('ngram', 8)}-word run with any text of factlab's evaluation benchmarks (the leakage check).",
+        "",
+        "| mixture | value |",
+        "|---|---|",
+        *_rows(mixture),
+        "",
+        "| leakage check | value |",
+        "|---|---|",
+        *_rows(leakage),
+        "",
+        "Licences of the corpora the mixture draws on (several are non-commercial):",
+        "",
+        "| dataset | licence |",
+        "|---|---|",
+        *[f"| {name} | {licence} |" for name, licence in LICENCES.items()],
+        "",
+        "## Intended use and limits",
+        "",
+        "- English only: the training data are English; `factlab check` flags other languages (`not_english`).",
+        "- Scores rank outputs by support; they are not calibrated probabilities. The threshold is one operating",
+        "  point chosen on validation data; choose your own on labelled data of your domain.",
+        f"- Each (chunk, sentence) pair is read in at most {train.get('max_length', 512)} word pieces; longer pieces are",
+        "  cut and counted.",
+        "- It checks support by the source only: a true fact absent from the source scores as unsupported.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""After the smoke run: `factlab check` and `factlab.check` with the run's checker folder give the pipeline's own
+AlignScore scores for the same pairs (results/score/<benchmark>/alignscore.parquet), on every benchmark the run
+scored whole with AlignScore; and the command writes one row per input line, with offsets and evidence.
+
+    python tests/smoke_check.py .smoke
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import factlab
+
+TOLERANCE = 1e-5  # batches differ between the two paths (padding); the engine's scores agree to this
+
+
+def main(run: Path) -> int:
+    model = run / "results/checker/model"
+    checker = factlab.Checker(model=model)
+    failures = []
+    compared = 0
+    for scores_path in sorted(run.glob("results/score/*/alignscore.parquet")):
+        benchmark = scores_path.parent.name
+        pipeline = pd.read_parquet(scores_path, columns=["example_id", "score"])
+        data = pd.read_parquet(run / f"results/data/{benchmark}.parquet").set_index("example_id").loc[pipeline["example_id"]]
+        mine = checker.check(data["source"].tolist(), data["output"].tolist(), ids=pipeline["example_id"].tolist())
+        difference = np.nanmax(np.abs(mine["score"].to_numpy(float) - pipeline["score"].to_numpy(float)))
+        both_nan = (mine["score"].isna() == pipeline["score"].isna()).all()
+        print(f"{benchmark}: {len(pipeline)} pairs, max |factlab.check - pipeline| = {difference:.2e}")
+        compared += len(pipeline)
+        if difference > TOLERANCE or not both_nan:
+            failures.append(benchmark)
+    with tempfile.TemporaryDirectory() as folder:
+        frank = pd.read_parquet(run / "results/data/frank.parquet").head(20)
+        pairs, out = Path(folder) / "pairs.jsonl", Path(folder) / "scores.jsonl"
+        pairs.write_text("".join(json.dumps({"source": s, "output": o}) + "\n" for s, o in zip(frank["source"], frank["output"])))
+        done = subprocess.run(
+            [sys.executable, "-m", "factlab", "check", str(pairs), "-o", str(out), "--model", str(model)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        rows = [json.loads(line) for line in out.read_text().splitlines()] if out.is_file() else []
+        print(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "(no stderr)")
+        if done.returncode != 0 or len(rows) != len(frank) or not all(row["sentences"] for row in rows):
+            failures.append("factlab check command")
+    if failures or not compared:
+        print(f"smoke check failed: {failures or 'no AlignScore score file'}", file=sys.stderr)
+        return 1
+    print(f"factlab.check equals the pipeline's AlignScore scores on {compared} pairs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))

@@ -1,0 +1,207 @@
+"""`factlab check`, `factlab.check` and `factlab.Checker` on real pairs (a cut of QAGS-XSum, tests/fixtures), with a
+tiny seeded aligner saved as a checker folder; the smoke run compares them with the pipeline's own score files
+(tests/smoke_check.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_curve
+from tiny_aligner import tiny_aligner
+
+import factlab
+from factlab.checker.flags import NO_WORDS_IN_OUTPUT, NO_WORDS_IN_SOURCE, NOT_ENGLISH, judge_flags
+from factlab.checker.folder import CARD_FILE, CheckerSettings
+from factlab.checker.inputs import Columns, read_pairs
+from factlab.errors import DataErrors, FactlabError
+from factlab.models.aligner import save_aligner
+from factlab.preprocess.benchmark import select_examples, sentence_units
+from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PAIRS = FIXTURES / "byo_qags_xsum_head.jsonl"  # six real QAGS-XSum (document, summary) pairs with ids and labels
+COLUMNS = ["--source-column", "document", "--output-column", "summary", "--label-column", "faithful"]
+SETTINGS = CheckerSettings(words_per_chunk=60, aggregation="min", support_head="three_way", threshold=0.37, precision="fp32")
+
+
+@pytest.fixture(scope="module")
+def checker_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("checker")
+    scorer = tiny_aligner(5)
+    save_aligner(scorer.network, scorer.tokenizer, folder, {"backbone": "minilm"})
+    (folder / CARD_FILE).write_text(json.dumps(SETTINGS.as_json()))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def upstream() -> pd.DataFrame:
+    return pd.read_json(PAIRS, lines=True)
+
+
+def run_check(*arguments: str | Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "factlab", "check", *map(str, arguments)]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def test_check_equals_the_pipeline_scorer(checker_dir: Path, upstream: pd.DataFrame) -> None:
+    """The library's scores are AlignScore's, as `factlab score alignscore` computes them with the folder's reading."""
+    frame = factlab.check(upstream["document"].tolist(), upstream["summary"].tolist(), ids=upstream["id"], model=checker_dir)
+    examples = select_examples(
+        pd.DataFrame(
+            {
+                "example_id": upstream["id"],
+                "doc_id": upstream["id"],
+                "source": upstream["document"],
+                "output": upstream["summary"],
+            }
+        ),
+        "fixture",
+    )
+    sentences, _ = sentence_units(examples, "fixture")
+    scorer = tiny_aligner(5)
+    expected, _ = score_benchmark(examples, sentences, scorer, AlignScoreSettings(60, "reference", "min", "three_way"))
+    merged = frame.merge(expected, left_on="id", right_on="example_id", suffixes=("", "_pipeline"))
+    assert len(merged) == len(upstream)
+    np.testing.assert_allclose(merged["score"], merged["score_pipeline"], atol=1e-5)
+    assert (frame["consistent"] == (frame["score"] >= 0.37)).all()
+    assert frame["reliable"].all() and not frame["flags"].map(bool).any()
+
+
+def test_checker_loads_once_and_scores_many(checker_dir: Path, upstream: pd.DataFrame) -> None:
+    checker = factlab.Checker(model=checker_dir)
+    whole = checker.check(upstream["document"], upstream["summary"])
+    first = checker.check(upstream["document"].head(2), upstream["summary"].head(2))
+    np.testing.assert_allclose(first["score"], whole["score"].head(2), atol=1e-5)
+    assert checker.threshold == 0.37
+
+
+def test_command_writes_one_object_per_row_with_offsets_and_evidence(
+    checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path
+) -> None:
+    out = tmp_path / "scores.jsonl"
+    done = run_check(PAIRS, "-o", out, "--model", checker_dir, *COLUMNS)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["id"] for row in rows] == upstream["id"].tolist()
+    assert [row["label"] for row in rows] == upstream["faithful"].tolist()
+    for row, source, output in zip(rows, upstream["document"], upstream["summary"], strict=True):
+        assert 0.0 <= row["score"] <= 1.0 and row["threshold"] == 0.37
+        assert row["sentences"], row
+        for sentence in row["sentences"]:
+            assert output[sentence["start"] : sentence["end"]] == sentence["text"]
+            assert 0 <= sentence["evidence_start"] < sentence["evidence_end"] <= len(source)
+        assert min(s["support"] for s in row["sentences"]) == pytest.approx(row["score"], abs=1e-6)  # aggregation: min
+    assert "factlab check: 6 rows" in done.stderr
+
+
+def test_every_bad_record_is_reported_at_once_and_nothing_is_written(
+    checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path
+) -> None:
+    records = upstream.to_dict("records")
+    records[1]["summary"] = "   "
+    records[3]["document"] = None
+    records[4]["id"] = records[0]["id"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(record) + "\n" for record in records))
+    out = tmp_path / "scores.jsonl"
+    done = run_check(bad, "-o", out, "--model", checker_dir, *COLUMNS)
+    assert done.returncode == 1 and not out.exists()
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1].startswith("factlab: error: 3 bad record(s)") and str(bad) in lines[-1]
+    assert "line 2, column 'summary': output is empty (whitespace only)" in done.stderr
+    assert "line 4, column 'document': source is empty" in done.stderr
+    assert "line 5, column 'id': id 'qx0' repeats the id of line 1" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "file has no records"),
+        ('[{"document": "a", "summary": "b"}]\n', "malformed JSON line|not an object"),
+        ('{"document": "Police said", "summary": "x"\n', "malformed JSON line"),
+    ],
+)
+def test_unreadable_files_fail_naming_the_file(content: str, message: str, tmp_path: Path) -> None:
+    bad = tmp_path / "pairs.jsonl"
+    bad.write_text(content)
+    with pytest.raises(FactlabError, match=message):
+        read_pairs(bad, Columns("document", "summary"))
+
+
+def test_missing_column_names_the_option(tmp_path: Path) -> None:
+    with pytest.raises(FactlabError, match="no column 'source'.*--source-column"):
+        read_pairs(PAIRS)
+
+
+def test_inputs_it_cannot_judge_are_flagged(checker_dir: Path, upstream: pd.DataFrame) -> None:
+    source, output = upstream["document"][0], upstream["summary"][0]
+    chinese = "一辆安保车在格拉斯哥市中心的苏格兰皇家银行分行外被抢劫。"
+    assert judge_flags(source, output) == []
+    assert judge_flags(source, chinese) == [NOT_ENGLISH]
+    assert judge_flags("... !!! ---", output) == [NO_WORDS_IN_SOURCE]
+    assert judge_flags("2014 2015 2016: 4.5, 7.25", output) == [NO_WORDS_IN_SOURCE]
+    french = "La police a déclaré que trois hommes armés ont pris une somme à cinq chiffres du véhicule dans la rue lundi soir."
+    assert judge_flags(french, output) == [NOT_ENGLISH]
+    frame = factlab.check([source, source, "... !!!"], [output, chinese, output], model=checker_dir)
+    assert frame["reliable"].tolist() == [True, False, False]
+    assert frame["score"].notna().tolist() == [True, True, False]  # not English: scored, unreliable; no words: no score
+    assert frame["flags"].tolist() == [[], [NOT_ENGLISH], [NO_WORDS_IN_SOURCE]]
+    assert judge_flags(source, "?!") == [NO_WORDS_IN_OUTPUT]
+
+
+def test_python_inputs_are_checked_at_once(checker_dir: Path) -> None:
+    with pytest.raises(DataErrors) as error:
+        factlab.check(["a text", "", None], ["x", "y", "z"], model=checker_dir)  # type: ignore[list-item]
+    assert error.value.details == ["sources[1] is empty", "sources[2] is empty (an empty cell, null or absent)"]
+    with pytest.raises(FactlabError, match="one string"):
+        factlab.check("a source", "an output", model=checker_dir)  # type: ignore[arg-type]
+    with pytest.raises(FactlabError, match="differ in length"):
+        factlab.check(["a"], ["b", "c"], model=checker_dir)
+
+
+def test_without_a_model_the_error_says_how_to_get_one(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "factlab", "check", str(PAIRS.resolve()), "-o", "out.jsonl", *COLUMNS],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("factlab: error: no trained checker at results/checker/model/")
+    assert "make run" in last and "make pull" in last and "--model" in last
+
+
+def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path) -> None:
+    """The packaged threshold against scikit-learn's ROC curve: the best (TPR + TNR) / 2 over its thresholds."""
+    from factlab.checker.package_command import validation_threshold
+
+    rng = np.random.default_rng(7)
+    paths = {"scores": [], "data": []}
+    frames = []
+    for name in ("summac_factcc", "summac_summeval"):
+        labels = rng.integers(0, 2, 40)
+        scores = np.clip(0.3 * labels + rng.normal(0.4, 0.2, 40), 0, 1).round(3)
+        ids = [f"{name}-{i}" for i in range(40)]
+        (tmp_path / name).mkdir()
+        pd.DataFrame({"example_id": ids, "score": scores}).to_parquet(tmp_path / name / "alignscore.parquet")
+        pd.DataFrame({"example_id": ids, "label": labels}).to_parquet(tmp_path / f"{name}.parquet")
+        paths["scores"].append(str(tmp_path / name / "alignscore.parquet"))
+        paths["data"].append(str(tmp_path / f"{name}.parquet"))
+        frames.append((labels, scores))
+    threshold, chosen_on = validation_threshold(paths["scores"], paths["data"])
+    labels = np.concatenate([f[0] for f in frames])
+    scores = np.concatenate([f[1] for f in frames])
+    fpr, tpr, cuts = roc_curve(labels, scores)
+    best = ((tpr + 1 - fpr) / 2).max()
+    predicted = (scores >= threshold).astype(int)
+    achieved = ((predicted[labels == 1] == 1).mean() + (predicted[labels == 0] == 0).mean()) / 2
+    assert achieved == pytest.approx(best, abs=1e-12)
+    assert chosen_on["pairs"] == 80 and chosen_on["balanced_accuracy"] == pytest.approx(best, abs=1e-4)

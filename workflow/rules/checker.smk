@@ -1,0 +1,81 @@
+# Checker: the trained aligner as the folder `factlab check` and `factlab.Checker` load (factlab.checker), and how
+# long a user waits for it. Commands: `factlab checker …` (src/factlab/checker/).
+#   results/checker/model/             weights, checker.json (the tuned reading, the validation threshold), README.md
+#   results/checker/check_latency.json   cold start and seconds per example of `factlab check`, against targets
+
+# The validation cuts AlignScore scores: the checker's threshold is tuned on them (as metaeval's val_tuned).
+CHECKER_VALIDATION = [
+    name
+    for name in param("metaeval.detection.validation_benchmarks")
+    if name in scored_by("alignscore", SCORE_BENCHMARKS)
+]
+CHECKER_DIR = "results/checker/model"
+
+
+rule package_checker:
+    input:
+        aligner=ALIGNER_MODEL["weights"],
+        aligner_config=ALIGNER_MODEL["config"],
+        metrics=f"{ALIGNER_DIR}/metrics.json",
+        choice=rules.tune_alignscore.output.choice,
+        scores=expand("results/score/{benchmark}/alignscore.parquet", benchmark=CHECKER_VALIDATION),
+        data=expand("results/data/{benchmark}.parquet", benchmark=CHECKER_VALIDATION),
+        mixture=rules.build_training_mixture.output.report,
+        leakage=rules.check_training_leakage.output,
+        code=code("checker", "package"),
+    output:
+        directory(CHECKER_DIR),
+    log:
+        "logs/checker/package_checker.log",
+    conda:
+        CONDA_ENV
+    params:
+        aligner=ALIGNER_DIR,
+        settings=json.dumps(
+            {
+                "chunk_policy": param("preprocess.alignscore.policy"),
+                "sentence_splitter": param("preprocess.sentence_splitter"),
+                "token_budget": param("score.engine.token_budget"),
+                "max_batch_pairs": param("score.engine.max_batch_pairs"),
+                "precision": param("score.engine.precision"),
+            },
+            sort_keys=True,
+        ),
+    shell:
+        "factlab checker package --aligner {params.aligner} --choice {input.choice} "
+        "--validation-scores {input.scores} --validation-data {input.data} --mixture-report {input.mixture} "
+        "--leakage {input.leakage} --settings {params.settings:q} --out-dir {output} > {log} 2>&1"
+
+
+CHECK_LATENCY = param("check.latency")
+
+
+rule benchmark_check_latency:
+    input:
+        checker=rules.package_checker.output,
+        data=f"results/data/{CHECK_LATENCY['benchmark']}.parquet",
+        code=code("checker", "latency"),
+    output:
+        "results/checker/check_latency.json",
+    log:
+        "logs/checker/check_latency.log",
+    conda:
+        CONDA_ENV
+    threads: CHECK_LATENCY["threads"]
+    params:
+        examples=CHECK_LATENCY["examples"],
+        source_tokens=CHECK_LATENCY["source_tokens"],
+        output_sentences=CHECK_LATENCY["output_sentences"],
+        target_seconds=CHECK_LATENCY["target_seconds_per_example"],
+        target_cold=CHECK_LATENCY["target_cold_start_seconds"],
+    shell:
+        "factlab checker latency --checker {input.checker} --data {input.data} --examples {params.examples} "
+        "--source-tokens {params.source_tokens} --output-sentences {params.output_sentences} "
+        "--target-seconds-per-example {params.target_seconds} --target-cold-start-seconds {params.target_cold} "
+        "--threads {threads} --out {output} > {log} 2>&1"
+
+
+rule checker:
+    input:
+        rules.package_checker.output,
+        rules.benchmark_check_latency.output,
