@@ -40,7 +40,8 @@ def main(run: Path) -> int:
     with tempfile.TemporaryDirectory() as folder:
         frank = pd.read_parquet(run / "results/data/frank.parquet").head(20)
         pairs, out = Path(folder) / "pairs.jsonl", Path(folder) / "scores.jsonl"
-        pairs.write_text("".join(json.dumps({"source": s, "output": o}) + "\n" for s, o in zip(frank["source"], frank["output"])))
+        lines = [json.dumps({"source": s, "output": o}) + "\n" for s, o in zip(frank["source"], frank["output"], strict=True)]
+        pairs.write_text("".join(lines))
         done = subprocess.run(
             [sys.executable, "-m", "factlab", "check", str(pairs), "-o", str(out), "--model", str(model)],
             capture_output=True,

@@ -114,9 +114,9 @@ def test_every_bad_record_is_reported_at_once_and_nothing_is_written(
     assert done.returncode == 1 and not out.exists()
     lines = done.stderr.strip().splitlines()
     assert lines[-1].startswith("factlab: error: 3 bad record(s)") and str(bad) in lines[-1]
-    assert "line 2, column 'summary': output is empty (whitespace only)" in done.stderr
-    assert "line 4, column 'document': source is empty" in done.stderr
-    assert "line 5, column 'id': id 'qx0' repeats the id of line 1" in done.stderr
+    assert "record line 2, field 'summary': output is empty (whitespace only)" in done.stderr
+    assert "record line 4, field 'document': source is empty" in done.stderr
+    assert "record line 5, field 'id': id 'qx0' repeats the id of line 1" in done.stderr
 
 
 @pytest.mark.parametrize(

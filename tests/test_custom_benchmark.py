@@ -14,7 +14,7 @@ from factlab.data.adapters.custom import adapt_custom, custom_spec
 from factlab.data.build import build_benchmark
 from factlab.data.registry import all_specs
 from factlab.data.schema import validate_benchmark
-from factlab.errors import DataError
+from factlab.errors import DataError, DataErrors
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CUSTOM = FIXTURES / "custom"
@@ -51,8 +51,13 @@ def test_custom_spec_joins_registry():
 def test_label_missing_from_label_map_is_named():
     config = {"path": str(FIXTURES / "byo_qags_xsum_head.csv"), "columns": COLUMNS, "label_map": {"yes": 1}}
     # qx1, the first "no", is the file's line 3 (the header is line 1)
-    with pytest.raises(DataError, match="label 'no' is not in label_map.*line 3.*'faithful'"):
+    with pytest.raises(DataErrors) as raised:
         adapt_custom("mine", config)
+    upstream = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv")
+    lines = [f"line {i + 2}" for i in upstream.index[upstream["faithful"] == "no"]]  # every "no", not only the first
+    assert raised.value.details[:-1] == [f"record {line}, field 'faithful': label 'no' is not in label_map" for line in lines]
+    assert raised.value.details[-1] == "labels not in label_map: ['no']; add them, e.g. label_map: {\"no\": 0 or 1}"
+    assert str(raised.value).startswith(f"{len(lines) + 1} bad record(s)")
 
 
 def test_mapped_column_absent_is_named():
@@ -209,5 +214,5 @@ def test_label_map_keys_read_as_booleans_by_yaml_are_explained():
     assert label_map == {True: 1, False: 0}
     config = {"path": str(FIXTURES / "byo_qags_xsum_head.csv"), "columns": COLUMNS, "label_map": label_map}
     match = r"label 'yes' is not in label_map; YAML read the unquoted key yes as boolean True: quote it"
-    with pytest.raises(DataError, match=match):
+    with pytest.raises(DataErrors, match=match):  # the summary line quotes the first of the file's bad records
         adapt_custom("mine", config)

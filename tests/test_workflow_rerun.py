@@ -2,8 +2,8 @@
 params) builds one small benchmark with Snakemake, then
 - changing where files come from (download.allow_network, download.mirror_dirs) leaves nothing to do:
   the manifest's sha256 pins the content (before, both were rule params and reran every download);
-- a bad edit to a custom benchmark fails its rebuild, and the last good parquet is still there
-  (Snakemake deletes a job's outputs before running it)."""
+- a bad edit to a custom benchmark is refused while the workflow is parsed, naming every bad record, before any
+  job runs: the good parquet is still there and the plan afterwards is the plan before."""
 
 from __future__ import annotations
 
@@ -75,13 +75,19 @@ def test_changing_where_files_come_from_reruns_nothing(project, mirror, tmp_path
     assert "Nothing to be done" in dry.stdout + dry.stderr, dry.stdout[-3000:]
 
 
+def plan(dry_run: subprocess.CompletedProcess) -> str:
+    """What a dry run plans: its output after the banner (which has the date and a run id)."""
+    return dry_run.stdout.split("Building DAG of jobs...")[-1]
+
+
 @pytest.mark.slow
-def test_failed_rebuild_keeps_the_last_good_build(project):
+def test_a_bad_edit_is_refused_before_any_job_and_keeps_the_good_build(project):
     good = project / "results" / "data" / "mine.parquet"
     good_sha = sha256_file(good)
-    good_rows = len(pd.read_parquet(good))
+    planned = snakemake(project, "-n", "results/data/qags_xsum.parquet", "results/data/mine.parquet")
     records = [json.loads(line) for line in (project / "mine.jsonl").read_text().splitlines()]
     records[1]["faithful"] = "maybe"  # not in label_map
+    records[3]["summary"] = " "
     original = (project / "mine.jsonl").read_text()
     (project / "mine.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
     try:
@@ -89,12 +95,13 @@ def test_failed_rebuild_keeps_the_last_good_build(project):
     finally:
         (project / "mine.jsonl").write_text(original)
     assert failed.returncode != 0
-    assert not good.exists()  # Snakemake removed it before the job ran
-    kept = project / "results" / "data" / ".last-good" / "mine.parquet"
-    assert sha256_file(kept) == good_sha
-    assert len(pd.read_parquet(kept)) == good_rows
-    log = (project / "logs" / "data" / "mine.log").read_text()
-    assert f"cp {kept.relative_to(project)} results/data/mine.parquet" in log
+    assert sha256_file(good) == good_sha  # no job ran: nothing was removed
+    message = failed.stderr
+    assert "record line 2, field 'faithful': label 'maybe' is not in label_map" in message, message[-3000:]
+    assert "record line 4, field 'summary': output is empty (whitespace only)" in message
+    assert '"maybe": 0 or 1' in message  # the label_map entry that would fix it
+    after = snakemake(project, "-n", "results/data/qags_xsum.parquet", "results/data/mine.parquet")
+    assert after.returncode == 0 and plan(after) == plan(planned)  # the same plan as before the bad edit
 
 
 def dvc(project: Path, *args: str) -> subprocess.CompletedProcess:

@@ -20,9 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import factlab
-
-PACKAGE_DIR = Path(factlab.__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent
 TOP = "factlab"
 # A module that imports every module of a package by name at run time declares the package here.
 DISCOVERY_NAME = "DISCOVERED_PACKAGES"

@@ -49,5 +49,5 @@ class DataErrors(DataError):
 
     def __init__(self, file: str | Path, problems: list[str], *, shown: int = 20) -> None:
         self.details = problems[:shown]
-        more = f" (the first {shown} are listed above)" if len(problems) > shown else " (listed above)"
-        super().__init__(f"{len(problems)} bad record(s){more}", file=file)
+        listed = f"the first {shown} listed above" if len(problems) > shown else "listed above"
+        super().__init__(f"{len(problems)} bad record(s) ({listed}); the first: {problems[0]}", file=file)

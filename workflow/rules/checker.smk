@@ -18,7 +18,10 @@ rule package_checker:
         aligner_config=ALIGNER_MODEL["config"],
         metrics=f"{ALIGNER_DIR}/metrics.json",
         choice=rules.tune_alignscore.output.choice,
-        scores=expand("results/score/{benchmark}/alignscore.parquet", benchmark=CHECKER_VALIDATION),
+        scores=expand(
+            "results/score/{benchmark}/alignscore.parquet",
+            benchmark=CHECKER_VALIDATION,
+        ),
         data=expand("results/data/{benchmark}.parquet", benchmark=CHECKER_VALIDATION),
         mixture=rules.build_training_mixture.output.report,
         leakage=rules.check_training_leakage.output,

@@ -3,12 +3,14 @@ import json
 import os
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from factlab.codedeps import command_code
+from factlab.data.adapters.custom import check_custom_benchmarks
 from factlab.data.registry import all_specs
 from factlab.download.manifest import load_manifest
-from factlab.errors import ConfigError
+from factlab.errors import ConfigError, FactlabError
 
 # One environment for every rule: the pinned project environment (`--sdm conda` users).
 CONDA_ENV = "../../environment.yml"
@@ -44,6 +46,13 @@ def param(key):
 MANIFEST = param("download.manifest")
 CUSTOM_BENCHMARKS = param("data.custom_benchmarks")
 SPECS = all_specs(CUSTOM_BENCHMARKS)
+# A bad custom file stops the run here, before any job starts: nothing built is removed or marked stale.
+try:
+    check_custom_benchmarks(CUSTOM_BENCHMARKS, ".snakemake/factlab/custom_checked.json")
+except (
+    FactlabError
+) as error:  # the message alone, as the console's last lines (no traceback)
+    raise WorkflowError(str(error)) from None
 SELECTED = param("data.benchmarks") or sorted(SPECS)
 _unknown = sorted(set(SELECTED) - set(SPECS))
 if _unknown:

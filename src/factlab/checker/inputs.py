@@ -69,12 +69,12 @@ def read_pairs(path: str | Path, columns: Columns | None = None) -> pd.DataFrame
             value = record.get(getattr(columns, field))
             problem = _text_problem(value)
             if problem:
-                problems.append(f"{where}, column {getattr(columns, field)!r}: {field} {problem}")
+                problems.append(f"record {where}, field {getattr(columns, field)!r}: {field} {problem}")
             texts.append(value)
         example_id = record.get(columns.id) if has_id else None
         example_id = str(position) if example_id is None or example_id == "" else str(example_id)
         if example_id in first_line:
-            problems.append(f"{where}, column {columns.id!r}: id {example_id!r} repeats the id of {first_line[example_id]}")
+            problems.append(f"record {where}, field {columns.id!r}: id {example_id!r} repeats the id of {first_line[example_id]}")
         first_line.setdefault(example_id, where)
         rows.append((example_id, texts[0], texts[1], record.get(columns.label) if has_label else None))
     if not rows:

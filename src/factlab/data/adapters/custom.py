@@ -39,7 +39,7 @@ import pyarrow as pa
 from factlab.data.readers import iter_json_array, iter_jsonl, read_csv_records
 from factlab.data.spec import BenchmarkSpec, Built
 from factlab.download.manifest import RawFiles
-from factlab.errors import ConfigError, DataError
+from factlab.errors import ConfigError, DataError, DataErrors
 
 MAPPABLE = ("example_id", "doc_id", "system", "split", "source", "output", "label", "human_score")
 TEXT = ("example_id", "doc_id", "system", "split", "source", "output")  # rejected when empty
@@ -130,6 +130,18 @@ def _label_map_error(value: Any, label_map: Mapping[Any, Any], file: Path, where
     return DataError(message, file=file, record=where, field=field)
 
 
+def _all_problems(problems: list[DataError], file: Path, labels_seen: set[str], label_map: Mapping[Any, Any]) -> DataError:
+    """One error for a file's bad records: the only one as it is, several as `DataErrors` (each record's line, column
+    and problem), with the labels label_map lacks and the entries that would map them."""
+    if len(problems) == 1 and not labels_seen:
+        return problems[0]
+    details = [f"record {error.record}, field {error.field!r}: {error.args[0].split(' (file ')[0]}" for error in problems]
+    if labels_seen:
+        missing = ", ".join(f'"{label}": 0 or 1' for label in sorted(labels_seen))
+        details.append(f"labels not in label_map: {sorted(labels_seen)}; add them, e.g. label_map: {{{missing}}}")
+    return DataErrors(file, details)
+
+
 def _text(value: Any, canonical: str, file: Path, where: str, field: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
@@ -203,6 +215,8 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
     origins: list[tuple[Path, str]] = []
     unnamed = 0
     for file in files:
+        problems: list[DataError] = []
+        labels_seen: set[str] = set()
         header, records = iter_records(file)
         for upstream in columns.values():
             if upstream not in header:
@@ -217,18 +231,24 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
             origins.append((file, where))
             for target, upstream in columns.items():
                 value = record.get(upstream)
-                if target in TEXT:
-                    value = _text(value, target, file, where, upstream)
-                elif target == "label" and value is not None and label_map:
-                    key = _label_key(value)
-                    if key not in label_keys:
-                        raise _label_map_error(value, label_map, file, where, upstream)
-                    value = label_keys[key]
+                try:
+                    if target in TEXT:
+                        value = _text(value, target, file, where, upstream)
+                    elif target == "label" and value is not None and label_map:
+                        key = _label_key(value)
+                        if key not in label_keys:
+                            labels_seen.add(key)
+                            raise _label_map_error(value, label_map, file, where, upstream)
+                        value = label_keys[key]
+                except DataError as error:  # every bad record of the file is reported, in one error
+                    problems.append(error)
                 canonical[target].append(value)
             for extra, values in extras.items():
                 values.append(record.get(extra))
         if count == 0:
             raise DataError("file has no records", file=file)
+        if problems:
+            raise _all_problems(problems, file, labels_seen, label_map)
 
     n = len(origins)
     out = pd.DataFrame({target: pd.Series(values, dtype=object) for target, values in canonical.items()}, index=range(n))
@@ -296,3 +316,42 @@ def custom_spec(name: str, config: Mapping[str, Any]) -> BenchmarkSpec:
 
 
 SPECS: list[BenchmarkSpec] = []
+
+
+def check_custom_benchmarks(custom: Mapping[str, Mapping[str, Any]], cache: str | Path | None = None) -> None:
+    """Read every custom benchmark's files as its build will, before any job runs (the workflow calls this while
+    parsing): a bad file then stops the run at once, naming every bad record on its last lines, and no job of the run
+    starts, so nothing already built is removed or marked stale. `cache`: a JSON file of the (config, files' sizes
+    and mtimes) already checked, so an unchanged benchmark is read once, not on every `snakemake` call."""
+    import json
+
+    checked: dict[str, str] = {}
+    cache_file = Path(cache) if cache else None
+    if cache_file and cache_file.is_file():
+        try:
+            checked = json.loads(cache_file.read_text())
+        except (OSError, json.JSONDecodeError):
+            checked = {}
+    changed = False
+    for name, config in sorted(custom.items()):
+        files = resolve_paths(name, config.get("path", []), strict=False) if "path" in config else []
+        stamp = json.dumps(
+            [config, [(str(f), f.stat().st_size, f.stat().st_mtime_ns) if f.is_file() else str(f) for f in files]],
+            sort_keys=True,
+            default=str,
+        )
+        if checked.get(name) == stamp:
+            continue
+        try:
+            adapt_custom(name, config)
+        except DataErrors as error:
+            lines = [f"  {detail}" for detail in error.details]
+            raise DataError("\n".join([f"custom benchmark {name!r}:", *lines, f"custom benchmark {name!r}: {error}"])) from None
+        except DataError as error:
+            raise DataError(f"custom benchmark {name!r}: {error}") from None
+        checked[name] = stamp
+        changed = True
+    if changed and cache_file:
+        from factlab.io import write_json
+
+        write_json(checked, cache_file)
