@@ -78,9 +78,11 @@ smoke: install tex mirror bytecode
 	grep -q "Nothing to be done" $(SMOKE_DIR)/.snakemake/smoke-dry-run.txt
 
 # The library face on the smoke run: factlab.check and `factlab check` with its checker folder give the pipeline's
-# own AlignScore scores for the same pairs.
+# own AlignScore scores for the same pairs; and adding one custom benchmark plans no training or tuning job and
+# rescores no other benchmark (a dry run).
 smoke-check: smoke
 	python tests/smoke_check.py $(SMOKE_DIR)
+	python tests/smoke_custom_plan.py $(SMOKE_DIR) config/smoke_custom.yaml
 
 # DVC drives the same rules (dvc.yaml is generated from them: python -m factlab.dvcyaml). In the smoke
 # directory, just built by Snakemake, `dvc repro` runs every stage and each must find nothing to do

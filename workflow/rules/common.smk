@@ -43,6 +43,12 @@ def param(key):
     return value
 
 
+def with_custom(names):
+    """`names` and every custom benchmark not among them: a --configfile with one custom benchmark is all a user
+    writes for it to be built, preprocessed, scored by every scorer, meta-evaluated and reported."""
+    return list(names) + [name for name in CUSTOM_BENCHMARKS if name not in names]
+
+
 MANIFEST = param("download.manifest")
 CUSTOM_BENCHMARKS = param("data.custom_benchmarks")
 SPECS = all_specs(CUSTOM_BENCHMARKS)
@@ -53,7 +59,8 @@ except (
     FactlabError
 ) as error:  # the message alone, as the console's last lines (no traceback)
     raise WorkflowError(str(error)) from None
-SELECTED = param("data.benchmarks") or sorted(SPECS)
+# A custom benchmark is always built, preprocessed and scored, whatever the lists name (with_custom).
+SELECTED = with_custom(param("data.benchmarks") or sorted(SPECS))
 _unknown = sorted(set(SELECTED) - set(SPECS))
 if _unknown:
     raise ConfigError(

@@ -14,9 +14,10 @@
 ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
 PREPROCESS_DIR = "results/preprocess/{benchmark}"
 # Empty `benchmarks` = every selected benchmark that is used for evaluation.
-PREPROCESS_BENCHMARKS = param("preprocess.benchmarks") or [
-    name for name in BENCHMARKS if SPECS[name].role == "evaluation"
-]
+PREPROCESS_BENCHMARKS = with_custom(
+    param("preprocess.benchmarks")
+    or [name for name in BENCHMARKS if SPECS[name].role == "evaluation"]
+)
 _not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(BENCHMARKS))
 if _not_built:
     raise ConfigError(

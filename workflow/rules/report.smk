@@ -1,7 +1,7 @@
 # Report: static, self-contained HTML pages for reading scorer outputs. Commands: `factlab report …` (src/factlab/report/).
 #   results/report/<benchmark>/<scorer>.html   every output with its sentences coloured by support, the evidence
 #                                              highlighted in the source, gold spans where given, filters and paging
-REPORT_BENCHMARKS = param("report.localise.benchmarks") or SCORE_BENCHMARKS
+REPORT_BENCHMARKS = with_custom(param("report.localise.benchmarks") or SCORE_BENCHMARKS)
 _not_scored = sorted(set(REPORT_BENCHMARKS) - set(SCORE_BENCHMARKS))
 if _not_scored:
     raise ConfigError(

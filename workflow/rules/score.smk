@@ -18,7 +18,7 @@ wildcard_constraints:
 
 
 # Empty `benchmarks` = every preprocessed benchmark.
-SCORE_BENCHMARKS = param("score.benchmarks") or PREPROCESS_BENCHMARKS
+SCORE_BENCHMARKS = with_custom(param("score.benchmarks") or PREPROCESS_BENCHMARKS)
 _not_preprocessed = sorted(set(SCORE_BENCHMARKS) - set(PREPROCESS_BENCHMARKS))
 if _not_preprocessed:
     raise ConfigError(

@@ -83,6 +83,7 @@ def cold_start_seconds(checker: str, source: str, output: str, threads: int) -> 
 
 def run_latency(args: argparse.Namespace) -> None:
     from factlab.checker.api import Checker
+    from factlab.models.engine import resolve_precision
 
     frame = pd.read_parquet(args.data)
     checker = Checker(args.checker, threads=args.threads)
@@ -109,7 +110,7 @@ def run_latency(args: argparse.Namespace) -> None:
             "meets_cold_start": cold <= args.target_cold_start_seconds,
             "scored": int(results["score"].notna().sum()),
             "threads": args.threads,
-            "precision": checker.settings.precision,
+            "precision": resolve_precision(checker.settings.precision, checker.scorer.device),
             "device": str(checker.scorer.device),
             "cpu": platform.processor() or platform.machine(),
         },
