@@ -45,7 +45,8 @@ def param(key):
 
 def with_custom(names):
     """`names` and every custom benchmark not among them: a --configfile with one custom benchmark is all a user
-    writes for it to be built, preprocessed, scored by every scorer, meta-evaluated and reported."""
+    writes for it to be built, preprocessed, scored by every scorer, meta-evaluated and reported.
+    """
     return list(names) + [name for name in CUSTOM_BENCHMARKS if name not in names]
 
 
