@@ -37,6 +37,7 @@ COMPARED = ("results", "paper/tables", "paper/figures")
 # What a rerun cannot reproduce: wall-clock measurements. Matched on the path relative to the directory.
 TIMING_FILES = (
     "results/benchmarks/scoring_throughput.json",  # pairs per second of this run
+    "results/checker/check_latency.json",  # factlab check's cold start and seconds per example in this run
     "paper/tables/pipeline_cost.md",  # wall and CPU seconds of this run's jobs
     "paper/tables/pipeline_cost.tex",
     "results/paper/scoring_throughput.csv",  # examples, words and pairs per second of this run's scoring jobs
