@@ -13,7 +13,7 @@ run: install tex mirror bytecode
 
 test: install tex browser mirror pytest lint smoke smoke-check dvc-check smoke-views dvc-one-parameter smoke-matrix rerun-identical
 
-# A fresh clone with the team's artefacts (README, "Sharing artefacts"): fetch them from the DVC remote,
+# A fresh clone with the team's artefacts (README, "Share artefacts"): fetch them from the DVC remote,
 # check they are the locked ones (code and params unchanged), then mark them up to date for Snakemake,
 # which would read the pulled files' new, arbitrary mtimes as stale inputs (tests/test_workflow_rerun.py).
 pull: install

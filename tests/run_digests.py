@@ -5,7 +5,7 @@
 
 A full run takes hours, so the second one is often on another day in another checkout: the manifest (JSON)
 carries the first run's digests, with the commit (marked when the checkout had uncommitted changes) and the
-CPU it ran on (trained models differ across CPU kernels, README "What is exact"). The artefacts and the timing
+CPU it ran on (trained models differ across CPU kernels, docs/reproducibility.md, "What is exact"). The artefacts and the timing
 exemptions are `kill_resume`'s: everything under results/, paper/tables and paper/figures, JSON reports compared
 without their seconds and rates.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kill_resume import TIMING_FILES, digests
 
-# what makes a CPU's kernels differ (README "What is exact"): the model and its vector and matrix extensions
+# what makes a CPU's kernels differ (docs/reproducibility.md, "What is exact"): the model and its vector and matrix extensions
 CPU_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")
 
 

@@ -681,7 +681,7 @@ rule write_paper_main:
         "--config-overrides {params.config_overrides:q} --out-tex {output.tex} --out-readme {output.readme} > {log} 2>&1"
 
 
-# Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Set-up and run). Fails on a
+# Needs pdflatex (latexmk if installed) and pdfinfo: `make tex` installs them (README, Set-up). Fails on a
 # LaTeX error or an undefined or multiply defined reference (logs/paper/main.latex.log).
 rule paper_pdf:
     input:
