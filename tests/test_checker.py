@@ -205,3 +205,30 @@ def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path
     achieved = ((predicted[labels == 1] == 1).mean() + (predicted[labels == 0] == 0).mean()) / 2
     assert achieved == pytest.approx(best, abs=1e-12)
     assert chosen_on["pairs"] == 80 and chosen_on["balanced_accuracy"] == pytest.approx(best, abs=1e-4)
+
+
+def test_export_loads_in_plain_transformers_with_the_same_probabilities(
+    checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path
+) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, pipeline
+
+    out = tmp_path / "exported"
+    done = subprocess.run(
+        [sys.executable, "-m", "factlab", "export", str(checker_dir), str(out)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    model = AutoModelForSequenceClassification.from_pretrained(out, trust_remote_code=True).eval()
+    tokenizer = AutoTokenizer.from_pretrained(out, trust_remote_code=True)
+    premises = [document.split(". ")[0] for document in upstream["document"]]  # short pairs: nothing is cut
+    encoded = tokenizer(premises, upstream["summary"].tolist(), padding=True, return_tensors="pt")
+    reference = tiny_aligner(5)
+    with torch.no_grad():
+        exported = torch.softmax(model(**encoded).logits, dim=-1)
+        expected = reference.probabilities(encoded["input_ids"], encoded["attention_mask"], encoded.get("token_type_ids"))
+    torch.testing.assert_close(exported, expected, atol=1e-6, rtol=0)
+    classify = pipeline("text-classification", model=str(out), tokenizer=tokenizer, trust_remote_code=True, top_k=None)
+    result = {item["label"]: item["score"] for item in classify({"text": premises[0], "text_pair": upstream["summary"][0]})}
+    assert [result[label] for label in ("entailment", "neutral", "contradiction")] == pytest.approx(
+        expected[0].tolist(), abs=1e-6
+    )

@@ -22,6 +22,7 @@ STAGES = {
     "report": ("factlab.report.cli", "static HTML pages for reading scorer outputs"),
     "checker": ("factlab.checker.cli", "package the trained checker; benchmark its latency"),
     "check": ("factlab.checker.check_command", "score your own (source, output) pairs: factlab check INPUT -o OUT.jsonl"),
+    "export": ("factlab.checker.export_command", "a checker folder as a folder plain transformers loads"),
 }
 VALUE_OPTIONS = ("--log-level",)
 
