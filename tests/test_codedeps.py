@@ -93,7 +93,19 @@ def test_closure_includes_parent_packages_and_rejects_unknown_commands() -> None
         "src/factlab/errors.py",
         "src/factlab/models/__init__.py",
     ]
-    assert list(STAGES) == ["download", "data", "preprocess", "train", "score", "metaeval", "paper", "report", "checker", "check", "export"]
+    assert list(STAGES) == [
+        "download",
+        "data",
+        "preprocess",
+        "train",
+        "score",
+        "metaeval",
+        "paper",
+        "report",
+        "checker",
+        "check",
+        "export",
+    ]
     with pytest.raises(KeyError, match="no command"):
         command_code("metaeval", "frank-everything")
 
