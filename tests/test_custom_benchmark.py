@@ -56,7 +56,8 @@ def test_label_missing_from_label_map_is_named():
     upstream = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv")
     lines = [f"line {i + 2}" for i in upstream.index[upstream["faithful"] == "no"]]  # every "no", not only the first
     assert raised.value.details[:-1] == [f"record {line}, field 'faithful': label 'no' is not in label_map" for line in lines]
-    assert raised.value.details[-1] == "labels not in label_map: ['no']; add them, e.g. label_map: {\"no\": 0 or 1}"
+    hint = "labels not in label_map: ['no']; map them (1 = consistent), e.g. label_map: {\"no\": 0, 1 or null}"
+    assert raised.value.details[-1] == hint
     assert str(raised.value).startswith(f"{len(lines) + 1} bad record(s)")
 
 
@@ -170,12 +171,12 @@ def blank(suffix: str, value: str, tmp_path: Path) -> tuple[dict, str]:
         table = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv", dtype=str, keep_default_na=False)
         table.loc[2, "summary"] = value
         table.to_csv(tmp_path / "mine.csv", index=False)
-        return {"path": str(tmp_path / "mine.csv"), "columns": COLUMNS}, "line 4, field 'summary'"
+        return {"path": str(tmp_path / "mine.csv"), "columns": COLUMNS, "label_map": LABELS}, "line 4, field 'summary'"
     if suffix == "jsonl":
         records = [json.loads(line) for line in (FIXTURES / "byo_qags_xsum_head.jsonl").read_text().splitlines()]
         records[2]["summary"] = value
         (tmp_path / "mine.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-        return {"path": str(tmp_path / "mine.jsonl"), "columns": COLUMNS}, "line 3, field 'summary'"
+        return {"path": str(tmp_path / "mine.jsonl"), "columns": COLUMNS, "label_map": LABELS}, "line 3, field 'summary'"
     records = json.loads(PAIRS.read_text())
     records[2]["incorrect_sent"] = value
     # the upstream layout: records start on lines 2, 10, 18 and 26

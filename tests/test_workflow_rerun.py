@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,7 +100,7 @@ def test_a_bad_edit_is_refused_before_any_job_and_keeps_the_good_build(project):
     message = failed.stderr
     assert "record line 2, field 'faithful': label 'maybe' is not in label_map" in message, message[-3000:]
     assert "record line 4, field 'summary': output is empty (whitespace only)" in message
-    assert '"maybe": 0 or 1' in message  # the label_map entry that would fix it
+    assert '"maybe": 0, 1 or null' in message  # the label_map entry that would fix it
     after = snakemake(project, "-n", "results/data/qags_xsum.parquet", "results/data/mine.parquet")
     assert after.returncode == 0 and plan(after) == plan(planned)  # the same plan as before the bad edit
 
@@ -186,3 +187,98 @@ def test_a_job_killed_after_its_input_changed_is_rebuilt_with_what_follows(proje
     finally:
         (project / "mine.jsonl").write_text(original)
         assert snakemake(project, target).returncode == 0
+
+
+def _fixture_records() -> list[dict]:
+    return [json.loads(line) for line in FIXTURE_JSONL.read_text().splitlines()]
+
+
+def _jsonl(records: list) -> bytes:
+    return "".join(json.dumps(record) + "\n" for record in records).encode()
+
+
+def _with(index: int, **changes: object) -> bytes:
+    records = _fixture_records()
+    records[index].update(changes)
+    return _jsonl(records)
+
+
+def _csv(text: str) -> bytes:
+    return text.encode()
+
+
+MAPPED = {"example_id": "id", "source": "document", "output": "summary", "label": "faithful"}
+# (name, file suffix, file bytes, extra config, a fragment or pattern the error must show): each tried as a new user
+# would. Success cases (null labels, CRLF, a 60,000-word source, a Chinese output) are the build tests'.
+BAD_INPUTS = [
+    ("empty_file", "csv", b"", {}, "file is empty"),
+    ("header_only", "csv", b"id,document,summary,faithful\n", {}, "file has no records"),
+    (
+        "no_source_column",
+        "jsonl",
+        _jsonl([{"id": "a", "text": "x", "summary": "y", "faithful": "yes"}]),
+        {},
+        r"mapped column 'document' is not in",
+    ),
+    ("empty_output", "jsonl", _with(2, summary=""), {}, r"output is empty.*record line 3, field 'summary'"),
+    ("whitespace_output", "jsonl", _with(1, summary=" \t "), {}, "output is empty (whitespace only)"),
+    ("null_output", "jsonl", _with(4, summary=None), {}, r"output is empty.*record line 5, field 'summary'"),
+    ("yes_no_without_map", "jsonl", _jsonl(_fixture_records()), {"label_map": None}, 'e.g. label_map: {"no": 0, 1 or null'),
+    (
+        "label_2",
+        "jsonl",
+        _with(3, faithful=2),
+        {"label_map": None},
+        "record line 4, field 'faithful': label 2 is not 0, 1 or null",
+    ),
+    ("nan_label", "csv", _csv('id,document,summary,faithful\na,"A text.","A text.",NaN\n'), {"label_map": None}, "'NaN'"),
+    ("not_utf8", "csv", b"id,document,summary,faithful\na,caf\xe9 text,x,yes\n", {}, "not valid UTF-8: byte 0xe9"),
+    ("duplicate_ids", "jsonl", _with(3, id="qx0"), {}, "duplicate example_id"),
+    ("json_array_in_jsonl", "jsonl", json.dumps(_fixture_records()).encode() + b"\n", {}, "JSON line is not an object"),
+    ("truncated_json_line", "jsonl", _jsonl(_fixture_records())[:-40], {}, "malformed JSON line"),
+    ("list_as_output", "jsonl", _with(0, summary=["a", "b"]), {}, "output is not text but list"),
+    (
+        "mixed_extra_column",
+        "jsonl",
+        _jsonl([{**record, "extra": 3 if i == 0 else "three"} for i, record in enumerate(_fixture_records())]),
+        {},
+        "mixes number",
+    ),
+    ("missing_path", "jsonl", None, {}, "input file not found"),
+    ("glob_without_match", "jsonl", None, {"path": "nowhere/*.jsonl"}, "no file matches the pattern"),
+    ("misspelt_key", "jsonl", _jsonl(_fixture_records()), {"colums": MAPPED}, "colums"),
+    (
+        "unquoted_yaml_booleans",
+        "jsonl",
+        _jsonl(_fixture_records()),
+        {"label_map": {True: 1, False: 0}},
+        "YAML read the unquoted key",
+    ),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "suffix", "content", "extra", "message"), BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS])
+def test_a_bad_custom_file_stops_the_run_and_changes_no_plan(project, case, suffix, content, extra, message):
+    """A new custom benchmark with a bad file: the run stops before any job with the message, the good custom
+    benchmark's build is untouched, and the plan of the default target is the plan before."""
+    good = project / "results" / "data" / "mine.parquet"
+    good_sha = sha256_file(good)
+    targets = ["results/data/qags_xsum.parquet", "results/data/mine.parquet"]
+    before = snakemake(project, "-n", *targets)
+    path = project / f"{case}.{suffix}"
+    if content is not None:
+        path.write_bytes(content)
+    spec = {"path": path.name, "columns": MAPPED, "label_map": {"yes": 1, "no": 0}, **extra}
+    spec = {key: value for key, value in spec.items() if value is not None}
+    if "colums" in spec:
+        del spec["columns"]
+    configfile = project / f"{case}.yaml"
+    configfile.write_text(yaml.safe_dump({"data": {"custom_benchmarks": {case: spec}}}))
+    failed = snakemake(project, "-n", *targets, "--configfile", configfile.name)  # --configfile takes several files
+    assert failed.returncode != 0
+    shown = failed.stderr + failed.stdout
+    assert message in shown or re.search(message, shown), shown[-3000:]
+    assert sha256_file(good) == good_sha
+    after = snakemake(project, "-n", *targets)
+    assert after.returncode == 0 and plan(after) == plan(before)

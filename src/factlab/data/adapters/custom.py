@@ -118,6 +118,14 @@ def _label_key(value: Any) -> str:
     return str(value)
 
 
+def _binary_label(value: Any) -> bool:
+    """Whether `value` reads as the canonical label without a label_map: null, 0 or 1 (also as text, as CSV cells are)."""
+    if value is None or isinstance(value, bool) or (isinstance(value, float) and pd.isna(value)):
+        return True
+    number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
+    return bool(number in (0, 1))
+
+
 def _label_map_error(value: Any, label_map: Mapping[Any, Any], file: Path, where: str, field: str) -> DataError:
     message = f"label {value!r} is not in label_map"
     word = str(value).strip().lower()
@@ -137,8 +145,9 @@ def _all_problems(problems: list[DataError], file: Path, labels_seen: set[str], 
         return problems[0]
     details = [f"record {error.record}, field {error.field!r}: {error.args[0].split(' (file ')[0]}" for error in problems]
     if labels_seen:
-        missing = ", ".join(f'"{label}": 0 or 1' for label in sorted(labels_seen))
-        details.append(f"labels not in label_map: {sorted(labels_seen)}; add them, e.g. label_map: {{{missing}}}")
+        missing = ", ".join(f'"{label}": 0, 1 or null' for label in sorted(labels_seen))
+        where = "not in label_map" if label_map else "not 0, 1 or null"
+        details.append(f"labels {where}: {sorted(labels_seen)}; map them (1 = consistent), e.g. label_map: {{{missing}}}")
     return DataErrors(file, details)
 
 
@@ -240,6 +249,9 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
                             labels_seen.add(key)
                             raise _label_map_error(value, label_map, file, where, upstream)
                         value = label_keys[key]
+                    elif target == "label" and not label_map and not _binary_label(value):
+                        labels_seen.add(_label_key(value))
+                        raise DataError(f"label {value!r} is not 0, 1 or null", file=file, record=where, field=upstream)
                 except DataError as error:  # every bad record of the file is reported, in one error
                     problems.append(error)
                 canonical[target].append(value)
@@ -325,6 +337,8 @@ def check_custom_benchmarks(custom: Mapping[str, Mapping[str, Any]], cache: str 
     and mtimes) already checked, so an unchanged benchmark is read once, not on every `snakemake` call."""
     import json
 
+    from factlab.data.schema import validate_benchmark
+
     checked: dict[str, str] = {}
     cache_file = Path(cache) if cache else None
     if cache_file and cache_file.is_file():
@@ -343,7 +357,7 @@ def check_custom_benchmarks(custom: Mapping[str, Mapping[str, Any]], cache: str 
         if checked.get(name) == stamp:
             continue
         try:
-            adapt_custom(name, config)
+            validate_benchmark(adapt_custom(name, config).frame, name)
         except DataErrors as error:
             lines = [f"  {detail}" for detail in error.details]
             raise DataError("\n".join([f"custom benchmark {name!r}:", *lines, f"custom benchmark {name!r}: {error}"])) from None
