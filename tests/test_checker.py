@@ -16,9 +16,9 @@ from sklearn.metrics import roc_curve
 from tiny_aligner import tiny_aligner
 
 import factlab
-from factlab.checker.flags import NO_WORDS_IN_OUTPUT, NO_WORDS_IN_SOURCE, NOT_ENGLISH, judge_flags
 from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.checker.inputs import Columns, read_pairs
+from factlab.data.judgeable import NO_WORDS_IN_OUTPUT, NO_WORDS_IN_SOURCE, NOT_ENGLISH, judge_flags
 from factlab.errors import DataErrors, FactlabError
 from factlab.models.aligner import save_aligner
 from factlab.preprocess.benchmark import select_examples, sentence_units

@@ -82,6 +82,25 @@ def test_json_array_file_is_read():
     assert frame["label"].tolist() == [0, 0, 0, 0]
 
 
+def test_inputs_a_checker_cannot_judge_are_flagged_and_counted(tmp_path):
+    records = [json.loads(line) for line in (FIXTURES / "byo_qags_xsum_head.jsonl").read_text().splitlines()]
+    records[1]["summary"] = "一辆安保车在格拉斯哥市中心被抢劫。"  # a Chinese output
+    records[2]["document"] = "2014 -- 2015: 4.5 / 7.25"  # a numeric source
+    records[4]["document"] = "... !!! ???"  # punctuation only
+    (tmp_path / "mine.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    built = adapt_custom("mine", {"path": str(tmp_path / "mine.jsonl"), "columns": COLUMNS, "label_map": LABELS})
+    frame = validate_benchmark(built.frame, "mine")
+    assert frame["input_flags"].map(list).tolist() == [
+        [],
+        ["not_english"],
+        ["no_words_in_source"],
+        [],
+        ["no_words_in_source"],
+        [],
+    ]
+    assert (built.counts["flagged_not_english"], built.counts["flagged_no_words_in_source"]) == (1, 2)
+
+
 def test_glob_concatenates_files_in_sorted_path_order():
     config = {"path": str(CUSTOM / "true_qags_*_head.csv"), "columns": TRUE_COLUMNS}
     built = adapt_custom("mine", config)
@@ -93,7 +112,9 @@ def test_glob_concatenates_files_in_sorted_path_order():
     # twelve records: two digits, so that the ids sort in file order (unpadded, mine-10 would sort before mine-2)
     assert frame["example_id"].iloc[0] == "mine-00" and frame["example_id"].iloc[11] == "mine-11"
     assert sorted(frame["example_id"]) == frame["example_id"].tolist()
-    assert built.counts == {"read": 12, "files": 2, "unnamed_columns": 2}
+    flagged = {"flagged_no_words_in_source": 0, "flagged_no_words_in_output": 0, "flagged_not_english": 0}
+    assert built.counts == {"read": 12, "files": 2, "unnamed_columns": 2, **flagged}
+    assert frame["input_flags"].map(list).tolist() == [[]] * 12
 
 
 def test_path_list_is_read_in_sorted_path_order():

@@ -12,7 +12,7 @@ aggregation and engine): the output's sentences are each checked against the sou
 support is its best chunk's, the score aggregates the sentences.
 
 One row per pair (`RESULT_COLUMNS`): `score` in [0, 1] (higher: more consistent), `consistent` (score >= the
-threshold recorded with the model), `reliable` and `flags` (factlab.checker.flags: a pair with no words gets no
+threshold recorded with the model), `reliable` and `flags` (factlab.data.judgeable: a pair with no words gets no
 score; a pair that is not English is scored but not reliable), and `sentences`: per output sentence its text,
 character offsets in the output, support, and `evidence_start`/`evidence_end`, the character span of the source
 chunk that supports it best.
@@ -27,9 +27,9 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.checker.flags import UNSCORABLE, judge_flags
 from factlab.checker.folder import CheckerSettings, resolve_model
 from factlab.checker.inputs import pairs_frame
+from factlab.data.judgeable import UNSCORABLE, judge_flags
 
 RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences")
 

@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from factlab.data.judgeable import FLAGS, judge_flags
 from factlab.data.readers import iter_json_array, iter_jsonl, read_csv_records
 from factlab.data.spec import BenchmarkSpec, Built
 from factlab.download.manifest import RawFiles
@@ -305,7 +306,11 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
                 record=name,
                 field="group_columns",
             )
-    return Built(out, {"read": n, "files": len(files), "unnamed_columns": unnamed})
+    flags = [judge_flags(source, output) for source, output in zip(out["source"], out["output"], strict=True)]
+    if "input_flags" not in out:
+        out["input_flags"] = pd.Series(flags, dtype=object)
+    flag_counts = {f"flagged_{flag}": sum(flag in found for found in flags) for flag in FLAGS}
+    return Built(out, {"read": n, "files": len(files), "unnamed_columns": unnamed, **flag_counts})
 
 
 def custom_spec(name: str, config: Mapping[str, Any]) -> BenchmarkSpec:

@@ -1,10 +1,13 @@
 """Inputs a checker cannot judge: flagged, counted and shown, never silently scored.
 
-factlab's checkers are trained on English text. A pair gets a flag when
+factlab's checkers are trained on English text. A (source, output) pair gets a flag when
 - `no_words_in_source` / `no_words_in_output`: the text has no letter at all (punctuation, numbers): there is
   no claim to check or nothing to check it against. Such a pair gets no score (null);
 - `not_english`: most of its letters are outside the Latin script, or a long Latin-script text has almost no
   English function words (French, German, ...). It is scored, but marked unreliable.
+
+`factlab check` returns the flags per row; a custom benchmark keeps them in its `input_flags` column and counts
+them in its build report (results/data/reports/<name>.json).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import unicodedata
 NO_WORDS_IN_SOURCE = "no_words_in_source"
 NO_WORDS_IN_OUTPUT = "no_words_in_output"
 NOT_ENGLISH = "not_english"
+FLAGS = (NO_WORDS_IN_SOURCE, NO_WORDS_IN_OUTPUT, NOT_ENGLISH)
 UNSCORABLE = (NO_WORDS_IN_SOURCE, NO_WORDS_IN_OUTPUT)  # no score at all; other flags: a score marked unreliable
 
 LETTER = re.compile(r"[^\W\d_]")
