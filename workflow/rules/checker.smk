@@ -33,7 +33,7 @@ rule package_checker:
     conda:
         CONDA_ENV
     params:
-        aligner=ALIGNER_DIR,
+        aligner=lambda wildcards, input: str(Path(input.aligner).parent),
         settings=json.dumps(
             {
                 "chunk_policy": param("preprocess.alignscore.policy"),
