@@ -23,7 +23,7 @@ pull: install
 	snakemake -n
 
 # Test files spread over one worker per core (pytest-xdist); a file's tests share one worker, so each module
-# fixture is built once. On 2 cores (Zen 3, 2.45 GHz) this took the suite from 20.7 to 11.6 minutes. At most 8
+# fixture is built once; the suite takes about half the time of one process on 2 cores. At most 8
 # workers: each may hold a model and the mirror's frames in memory.
 PYTEST_WORKERS ?= $(shell n=$$(nproc); echo $$((n < 8 ? n : 8)))
 pytest: install tex browser mirror bytecode
