@@ -232,3 +232,19 @@ def test_export_loads_in_plain_transformers_with_the_same_probabilities(
     assert [result[label] for label in ("entailment", "neutral", "contradiction")] == pytest.approx(
         expected[0].tolist(), abs=1e-6
     )
+
+
+def test_a_failed_folder_build_leaves_the_old_folder_and_no_staging(tmp_path: Path) -> None:
+    from factlab.io import atomic_folder
+
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "weights").write_text("old")
+    with pytest.raises(RuntimeError), atomic_folder(out) as staging:
+        (staging / "weights").write_text("half")
+        raise RuntimeError("the build failed")
+    assert (out / "weights").read_text() == "old"
+    assert [path.name for path in tmp_path.iterdir()] == ["model"]
+    with atomic_folder(out) as staging:
+        (staging / "weights").write_text("new")
+    assert (out / "weights").read_text() == "new" and [path.name for path in tmp_path.iterdir()] == ["model"]

@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 from factlab.checker import hf_modeling
 from factlab.checker.folder import CARD_FILE
 from factlab.errors import FactlabError
+from factlab.io import atomic_folder
 
 LABELS = ("entailment", "neutral", "contradiction")  # the 3-way head's order (factlab.models.aligner)
 MODELING_FILE = "modeling_factlab.py"
@@ -56,9 +56,7 @@ def run_export(args: argparse.Namespace) -> None:
         "label2id": {label: index for index, label in enumerate(LABELS)},
         "max_length": aligner.get("max_length", 512),
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_folder(out) as staging:
         save_file(kept, str(staging / "model.safetensors"), metadata={"format": "pt"})
         (staging / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         shutil.copy2(hf_modeling.__file__, staging / MODELING_FILE)
@@ -73,10 +71,4 @@ def run_export(args: argparse.Namespace) -> None:
         for name in (CARD_FILE, "README.md"):
             if (checker / name).is_file():
                 shutil.copy2(checker / name, staging / name)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
     print(f"factlab export: {out} (load with trust_remote_code=True)")

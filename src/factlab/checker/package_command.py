@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pandas as pd
 from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.commands import json_object
 from factlab.errors import FactlabError
+from factlab.io import atomic_folder
 
 # Licences of the mirrored corpora the training mixture may draw on (their upstream terms: docs/data.md).
 LICENCES = {
@@ -116,21 +116,12 @@ def run_package(args: argparse.Namespace) -> None:
         _read_json(Path(args.mixture_report)),
         _read_json(Path(args.leakage)),
     )
-    out = Path(args.out_dir)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:  # built aside, then moved into place: never a partial folder
+    with atomic_folder(args.out_dir) as staging:
         for name in ALIGNER_FILES:
             source = aligner / name
             (shutil.copytree if source.is_dir() else shutil.copy2)(source, staging / name)
         (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
         (staging / "README.md").write_text(card)
-        if out.exists():
-            shutil.rmtree(out)
-        staging.rename(out)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
