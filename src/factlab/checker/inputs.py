@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.data.adapters.custom import iter_records
+from factlab.data.adapters.custom import iter_records, text_problem
 from factlab.errors import DataError, DataErrors, FactlabError
 
 PAIR_COLUMNS = ("id", "source", "output", "label")
@@ -28,15 +28,6 @@ class Columns:
     output: str = "output"
     id: str = "id"
     label: str = "label"
-
-
-def _text_problem(value: Any) -> str | None:
-    """Why `value` cannot be a source or output text; None when it can."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "is empty (an empty cell, null or absent)"
-    if isinstance(value, str):
-        return None if value.strip() else "is empty (whitespace only)" if value else "is empty"
-    return f"is not text but {type(value).__name__} {value!r:.60}"
 
 
 def read_pairs(path: str | Path, columns: Columns | None = None) -> pd.DataFrame:
@@ -67,7 +58,7 @@ def read_pairs(path: str | Path, columns: Columns | None = None) -> pd.DataFrame
         texts = []
         for field in ("source", "output"):
             value = record.get(getattr(columns, field))
-            problem = _text_problem(value)
+            problem = text_problem(value)
             if problem:
                 problems.append(f"record {where}, field {getattr(columns, field)!r}: {field} {problem}")
             texts.append(value)
@@ -96,7 +87,7 @@ def pairs_frame(sources: Sequence[str], outputs: Sequence[str], ids: Sequence[An
         f"{side}[{position}] {problem}"
         for side, texts in (("sources", sources), ("outputs", outputs))
         for position, text in enumerate(texts)
-        if (problem := _text_problem(text))
+        if (problem := text_problem(text))
     ]
     repeated = pd.Series(names)[pd.Series(names).duplicated()].tolist()
     problems += [f"ids: {name!r} is repeated" for name in dict.fromkeys(repeated)]

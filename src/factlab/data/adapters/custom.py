@@ -152,16 +152,21 @@ def _all_problems(problems: list[DataError], file: Path, labels_seen: set[str], 
     return DataErrors(file, details)
 
 
-def _text(value: Any, canonical: str, file: Path, where: str, field: str) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
+def text_problem(value: Any) -> str | None:
+    """Why `value` cannot be a text (a source, an output): None when it can."""
     if value is None or (isinstance(value, float) and pd.isna(value)):
-        raise DataError(f"{canonical} is empty (an empty cell, null or absent)", file=file, record=where, field=field)
-    if isinstance(value, str) and not value.strip():
-        detail = " (whitespace only)" if value else ""
-        raise DataError(f"{canonical} is empty{detail}", file=file, record=where, field=field)
-    if not isinstance(value, str):
-        raise DataError(f"{canonical} is not text but {type(value).__name__} {value!r}", file=file, record=where, field=field)
+        return "is empty (an empty cell, null or absent)"
+    if isinstance(value, str):
+        return None if value.strip() else "is empty (whitespace only)" if value else "is empty"
+    return f"is not text but {type(value).__name__} {value!r}"
+
+
+def _text(value: Any, canonical: str, file: Path, where: str, field: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):  # a numeric id column
+        value = str(value)
+    problem = text_problem(value)
+    if problem:
+        raise DataError(f"{canonical} {problem}", file=file, record=where, field=field)
     return value
 
 
