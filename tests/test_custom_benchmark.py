@@ -238,3 +238,16 @@ def test_label_map_keys_read_as_booleans_by_yaml_are_explained():
     match = r"label 'yes' is not in label_map; YAML read the unquoted key yes as boolean True: quote it"
     with pytest.raises(DataErrors, match=match):  # the summary line quotes the first of the file's bad records
         adapt_custom("mine", config)
+
+
+def test_training_overlap_lists_examples_sharing_an_eight_word_run():
+    from factlab.score.training_overlap import overlapping_examples
+
+    frame = pd.read_json(FIXTURES / "byo_qags_xsum_head.jsonl", lines=True)
+    examples = frame.rename(columns={"id": "example_id", "document": "source", "summary": "output"})
+    words = examples["output"][2].split()
+    eight, seven = " ".join(words[2:10]), " ".join(words[2:9])  # a copied run of 8 words, and one of 7 (no apostrophe)
+    source_words = examples["source"][4].split()
+    training = [f"An unrelated premise. {eight.upper()}!", f"Nothing here {seven}, or less.", " ".join(source_words[3:11])]
+    assert overlapping_examples(examples, training, 8) == sorted([examples["example_id"][2], examples["example_id"][4]])
+    assert overlapping_examples(examples, training[1:2], 8) == []

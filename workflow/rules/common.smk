@@ -54,11 +54,10 @@ MANIFEST = param("download.manifest")
 CUSTOM_BENCHMARKS = param("data.custom_benchmarks")
 SPECS = all_specs(CUSTOM_BENCHMARKS)
 # A bad custom file stops the run here, before any job starts: nothing built is removed or marked stale.
+# A WorkflowError: Snakemake shows the message alone, as the console's last lines (no traceback).
 try:
     check_custom_benchmarks(CUSTOM_BENCHMARKS, ".snakemake/factlab/custom_checked.json")
-except (
-    FactlabError
-) as error:  # the message alone, as the console's last lines (no traceback)
+except FactlabError as error:
     raise WorkflowError(str(error)) from None
 # A custom benchmark is always built, preprocessed and scored, whatever the lists name (with_custom).
 SELECTED = with_custom(param("data.benchmarks") or sorted(SPECS))
@@ -172,7 +171,8 @@ def detection_inputs(benchmarks, validation):
 
 
 # Which scorer scores which benchmark: every scored benchmark, unless score.scorer_benchmarks names a
-# non-empty list for the scorer (a custom benchmark: every scorer, whatever the lists) (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all);
+# non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all),
+# and every custom benchmark whatever the lists (with_custom);
 # and, on the benchmarks score.sampled_benchmarks names for it, a seeded sample (score.sample: sample_size).
 def sampled_benchmarks(scorer):
     return param("score.sampled_benchmarks").get(scorer) or []
@@ -181,10 +181,7 @@ def sampled_benchmarks(scorer):
 def scored_by(scorer, benchmarks, sampled=None):
     """Those of `benchmarks` that `scorer` scores, in their order; `sampled`: True only those it scores a sample of,
     False only those it scores whole, None both."""
-    # a custom benchmark is scored whole by every scorer: no list names it
-    chosen = (param("score.scorer_benchmarks").get(scorer) or benchmarks) + list(
-        CUSTOM_BENCHMARKS
-    )
+    chosen = with_custom(param("score.scorer_benchmarks").get(scorer) or benchmarks)
     on_sample = sampled_benchmarks(scorer)
     names = [
         name

@@ -16,7 +16,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from factlab.commands import positive_int, write_report
-from factlab.train.leakage import runs_in_order, shingles
+from factlab.train.leakage import shingles
 
 
 def register(commands: Any) -> None:
@@ -37,8 +37,8 @@ def overlapping_examples(examples: pd.DataFrame, training_texts: Iterable[str], 
             owners.setdefault(run, set()).add(str(example_id))
     found: set[str] = set()
     for text in training_texts:
-        for run in runs_in_order(text, n):
-            found |= owners.get(run, set())
+        for run in shingles(text, n) & owners.keys():
+            found |= owners[run]
     return sorted(found)
 
 
