@@ -8,7 +8,8 @@ import pandas as pd
 
 from factlab.paper.scorer_tables import correlations_frame, interval, localisation_frame
 
-# Rows of results/metaeval/frank_scorers/correlations.csv from a default run (session 17); `sampled` came in session 38.
+# Rows of results/metaeval/frank_scorers/correlations.csv from a default run, with the `sampled`
+# column the table has since gained.
 CORRELATIONS = """metric,subset,n,pearson,pearson_p,spearman,spearman_p,variant,n_dropped_nan,pearson_ci_low,pearson_ci_high
 factlab alignscore,all,2246,0.17144572402722796,2.8e-16,0.15519229074105476,1.4e-13,frank,0,0.12539021300119108,0.220304805884748
 BertScore P Art,all,2246,0.2710806892071824,3.9e-39,0.24324424941241,1.3e-31,frank,0,0.2307364761382547,0.3133202691742095
@@ -34,7 +35,7 @@ def test_auc_interval_in_points_and_missing_bounds() -> None:
     assert interval(float("nan"), 0.8, 100) == ""
 
 
-# A row of results/metaeval/localisation/tokens.csv from a default run (session 17).
+# A row of results/metaeval/localisation/tokens.csv from a default run.
 TOKENS = {
     "dataset": "wice_tokens", "scorer": "alignscore", "policy": "fixed05", "threshold": 0.5, "n_examples": 105,
     "n_unscored_examples": 0, "n_tokens": 1514, "n_unsupported": 407, "base_rate": 0.268824, "n_flagged": 1075,

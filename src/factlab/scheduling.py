@@ -17,11 +17,10 @@ therefore ignored, and the Snakefile says so in the run's log.
 
 **Cores held for a waiting wide job.** Snakemake gives every core that frees to a ready job that fits and never
 holds one back, so a ready 2-thread job of the highest priority (the aligner's training, `aligner.threads: 2`)
-waits until both cores happen to be free at one pass: with hundreds of 1-thread jobs ready it started 11.6 to
-17.5 minutes after the parser freed its core (docs/experiments.md, sessions 20, 27 and 44), on the critical
-path. Locally, a pass therefore offers the selector no job of lower priority than a ready job that does not fit
-now but would once the running jobs of lower priority end: the freed cores wait for it, for at most the rest
-of one lower-priority job. A job blocked by jobs of its own or higher priority (the aligner beside the parser)
+waits until both cores happen to be free at one pass: with hundreds of 1-thread jobs ready that takes minutes
+(docs/experiments.md), on the critical path. Locally, a pass therefore offers the selector no job of lower
+priority than a ready job that does not fit now but would once the running jobs of lower priority end: the
+freed cores wait for it, for at most the rest of one lower-priority job. A job blocked by jobs of its own or higher priority (the aligner beside the parser)
 holds nothing, so the other cores keep working. Only the order changes, never what a job computes.
 """
 

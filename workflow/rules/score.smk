@@ -62,8 +62,8 @@ TUNING_BENCHMARKS = [
 
 
 # Every AlignScore and QASemConsistency job waits for the chunk size chosen here: run it as soon as the
-# aligner is trained, ahead of the baselines (in session 14's full run it started 52 minutes after the
-# aligner, behind baseline, SummaC and SCALE jobs). Its inputs are ready by then.
+# aligner is trained, ahead of the baselines, SummaC and SCALE jobs, which would otherwise hold it back for
+# most of an hour. Its inputs are ready by then.
 rule tune_alignscore:
     input:
         data=lambda wildcards: tuning_files("results/data/{benchmark}.parquet"),
