@@ -20,8 +20,9 @@ holds one back, so a ready 2-thread job of the highest priority (the aligner's t
 waits until both cores happen to be free at one pass: with hundreds of 1-thread jobs ready that takes minutes
 (docs/experiments.md), on the critical path. Locally, a pass therefore offers the selector no job of lower
 priority than a ready job that does not fit now but would once the running jobs of lower priority end: the
-freed cores wait for it, for at most the rest of one lower-priority job. A job blocked by jobs of its own or higher priority (the aligner beside the parser)
-holds nothing, so the other cores keep working. Only the order changes, never what a job computes.
+freed cores wait for it, for at most the rest of one lower-priority job. A job blocked by jobs of its own or
+higher priority (the aligner beside the parser) holds nothing, so the other cores keep working. Only the order
+changes, never what a job computes.
 """
 
 from __future__ import annotations
