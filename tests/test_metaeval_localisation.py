@@ -25,9 +25,11 @@ from factlab.metaeval.localisation import (
     policy_threshold,
     project_sentence_support,
     project_unit_support,
+    span_prf,
     token_agreement,
     token_prf,
     token_roc_auc,
+    token_runs,
     tune_token_threshold,
     unsupported_from_labels,
 )
@@ -192,6 +194,20 @@ def fleiss_by_hand(ratings: np.ndarray) -> float:
     return float((p_item.mean() - chance) / (1 - chance))
 
 
+def test_span_prf_worked_by_hand():
+    # two outputs (a, b); gold runs: a[1:3], b[0:1], b[3:4]; predicted runs: a[0:1], a[2:3], b[1:4] (a run stops
+    # at the output's end even where the next output starts flagged)
+    groups = ["a", "a", "a", "b", "b", "b", "b"]
+    gold = [0, 1, 1, 1, 0, 0, 1]
+    flagged = [1, 0, 1, 0, 1, 1, 1]
+    prf = span_prf(gold, flagged, groups)
+    assert (prf.n_gold_spans, prf.n_predicted_spans) == (3, 3)
+    assert (prf.predicted_matched, prf.gold_matched) == (2, 2)  # a[2:3] meets a[1:3]; b[1:4] meets b[3:4]
+    assert (prf.precision, prf.recall, prf.f1) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+    assert token_runs(np.array([1, 1, 1]), np.array(["a", "b", "b"])) == [(0, 1), (1, 3)]
+    assert span_prf([0, 0], [0, 0], ["a", "a"]).f1 == 0.0
+
+
 def test_token_agreement_hand_built():
     outputs = [
         np.array([[1, 0, 0, 1], [1, 0, 1, 1], [1, 1, 0, 1]]),
@@ -308,6 +324,10 @@ def test_command_on_a_hand_built_table(tmp_path):
         assert row["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
         assert (row["n_examples"], row["n_unscored_examples"], row["n_tokens"], row["n_unsupported"]) == (2, 1, 10, 2)
     assert table.loc["fixed05", ["precision", "recall"]].tolist() == pytest.approx([0.25, 0.5])
+    # spans at 0.5: t2's four tokens form one predicted span, which meets its gold span "hot"; t1's "fly" is missed
+    assert table.loc["fixed05", ["span_precision", "span_recall", "span_f1"]].tolist() == pytest.approx([1.0, 0.5, 2 / 3])
+    # flagging everything: one span per output, each meeting its gold span
+    assert table.loc["flag_all", ["n_predicted_spans", "n_gold_spans", "span_f1"]].tolist() == pytest.approx([2, 2, 1.0])
     baseline = table.loc["flag_all"]
     assert (baseline["recall"], baseline["precision"], baseline["base_rate"]) == pytest.approx((1.0, 0.2, 0.2))
     assert pd.isna(baseline["threshold"]) and pd.isna(baseline["roc_auc"])
@@ -317,7 +337,10 @@ def test_command_on_a_hand_built_table(tmp_path):
     assert entry["scorers"]["alignscore"]["unscored"] == 1 and entry["agreement"] is None
     # metrics.json: the same numbers per scorer and dataset, against scikit-learn.
     metrics = json.loads((tmp_path / "metrics.json").read_text())["alignscore"]["gold_tokens"]
-    assert set(metrics) == {"roc_auc", "f1_fixed05", "f1_val_tuned", "f1_oracle", "f1_flag_all"}
+    assert set(metrics) == {"roc_auc"} | {f"{kind}_{policy}" for kind in ("f1", "span_f1") for policy in expected_thresholds} | {
+        "f1_flag_all",
+        "span_f1_flag_all",
+    }
     assert metrics["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-4)
     for policy, threshold in expected_thresholds.items():
         f1 = precision_recall_fscore_support(y, (support < threshold).astype(int), average="binary")[2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pandas as pd
+import pytest
 
 from factlab.paper.scorer_tables import correlations_frame, interval, localisation_frame
 
@@ -40,7 +41,9 @@ TOKENS = {
     "dataset": "wice_tokens", "scorer": "alignscore", "policy": "fixed05", "threshold": 0.5, "n_examples": 105,
     "n_unscored_examples": 0, "n_tokens": 1514, "n_unsupported": 407, "base_rate": 0.268824, "n_flagged": 1075,
     "precision": 0.256744, "recall": 0.678133, "f1": 0.37247, "f1_ci_low": 0.328277, "f1_ci_high": 0.41367,
-    "roc_auc": 0.508336, "roc_auc_ci_low": 0.468416, "roc_auc_ci_high": 0.548524, "n_tokens_outside_units": 0,
+    "n_gold_spans": 131, "n_predicted_spans": 160, "span_precision": 0.51875, "span_recall": 0.847328,
+    "span_f1": 0.643519, "roc_auc": 0.508336, "roc_auc_ci_low": 0.468416, "roc_auc_ci_high": 0.548524,
+    "n_tokens_outside_units": 0,
 }  # fmt: skip
 
 
@@ -50,6 +53,7 @@ def test_localisation_intervals_on_the_scale_of_their_estimates() -> None:
     assert round(row["token AUC"], 3) == 0.508
     assert row["AUC 95% CI"] == "[0.468, 0.549]"
     assert row["F1 95% CI"] == "[0.328, 0.414]"
+    assert row["span F1"] == pytest.approx(0.643519)
 
 
 def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:

@@ -13,9 +13,13 @@ support is its best chunk's, the score aggregates the sentences.
 
 One row per pair (`RESULT_COLUMNS`): `score` in [0, 1] (higher: more consistent), `consistent` (score >= the
 threshold recorded with the model), `reliable` and `flags` (factlab.data.judgeable: a pair with no words gets no
-score; a pair that is not English is scored but not reliable), and `sentences`: per output sentence its text,
-character offsets in the output, support, and `evidence_start`/`evidence_end`, the character span of the source
-chunk that supports it best.
+score; a pair that is not English is scored but not reliable), `sentences`: per output sentence its text,
+character offsets in the output, support, `evidence_start`/`evidence_end` (the character span of the source
+chunk that supports it best) and `evidence` (the source sentences of that chunk that support it best, best
+first, with their offsets in the source and support); and `spans`: the output's unsupported phrases, when the
+model has a token head (factlab.models.token_support): character offsets in the output, the text, the
+largest P(unsupported) of its words, and the output sentence it lies in; a word is marked when its
+P(unsupported) reaches the token threshold recorded with the model.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from factlab.checker.folder import CheckerSettings, resolve_model
 from factlab.checker.inputs import pairs_frame
 from factlab.data.judgeable import UNSCORABLE, judge_flags
 
-RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences")
+RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans")
 
 
 class Checker:
@@ -65,7 +69,10 @@ class Checker:
         scored = score_frame(pairs[scorable], self.scorer, self.settings, progress=self.progress)
         by_id = dict(zip(scored["example_id"], scored.to_dict("records"), strict=True))
         rows = []
+        outputs = dict(zip(pairs["id"].astype(str), pairs["output"].astype(str), strict=True))
+        sources = dict(zip(pairs["id"].astype(str), pairs["source"].astype(str), strict=True))
         for example_id, found in zip(pairs["id"].astype(str), flags, strict=True):
+            source = sources[example_id]
             result = by_id.get(example_id)
             score = None if result is None or pd.isna(result["score"]) else float(result["score"])
             rows.append(
@@ -76,7 +83,8 @@ class Checker:
                     "threshold": self.threshold,
                     "reliable": score is not None and not found,
                     "flags": found,
-                    "sentences": [] if result is None else [evidence_record(item) for item in result["sentences"]],
+                    "sentences": [] if result is None else [evidence_record(item, source) for item in result["sentences"]],
+                    "spans": [] if result is None else span_records(result, outputs[example_id], self.settings.token_threshold),
                 }
             )
         return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
@@ -117,6 +125,7 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
         settings.chunk_policy,  # type: ignore[arg-type]
         settings.aggregation,
         settings.support_head,
+        localise=True,
     )
     engine = EngineSettings(
         settings.token_budget, settings.max_batch_pairs, resolve_precision(settings.precision, scorer.device), progress=progress
@@ -125,8 +134,9 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
     return scores
 
 
-def evidence_record(detail: dict[str, Any]) -> dict[str, Any]:
-    """One output sentence as the checker returns it: its text and offsets, support, and the evidence's span."""
+def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:
+    """One output sentence as the checker returns it: its text and offsets, support, the best chunk's span and
+    the best evidence sentences inside it."""
     return {
         "text": detail["sentence"],
         "start": int(detail["start"]),
@@ -134,4 +144,37 @@ def evidence_record(detail: dict[str, Any]) -> dict[str, Any]:
         "support": float(detail["support"]),
         "evidence_start": int(detail["chunk_start"]),
         "evidence_end": int(detail["chunk_end"]),
+        "evidence": [
+            {
+                "text": source[int(item["start"]) : int(item["end"])],
+                "start": int(item["start"]),
+                "end": int(item["end"]),
+                "support": float(item["support"]),
+            }
+            for item in detail.get("evidence", [])
+        ],
     }
+
+
+def span_records(result: dict[str, Any], output: str, threshold: float) -> list[dict[str, Any]]:
+    """The unsupported phrases of one scored output (its `tokens`: word pieces with support), each with its sentence."""
+    import numpy as np
+
+    from factlab.models.token_support import unsupported_phrases
+
+    pieces = result.get("tokens")
+    if pieces is None or (isinstance(pieces, float) and pd.isna(pieces)) or len(pieces) == 0:
+        return []
+    offsets = np.asarray([[int(piece["start"]), int(piece["end"])] for piece in pieces], dtype=np.int64)
+    unsupported = np.asarray([1.0 - float(piece["support"]) for piece in pieces])
+    sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
+    return [
+        {
+            "text": output[start:end],
+            "start": start,
+            "end": end,
+            "probability": probability,
+            "sentence": next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None),
+        }
+        for start, end, probability in unsupported_phrases(output, offsets, unsupported, threshold)
+    ]

@@ -15,6 +15,10 @@ Tuning maximises token F1 over every distinct
 observed support value and one value above the largest (flag everything); ties go to the lowest
 threshold (fewest flags).
 
+Span level (`span_prf`): a run of consecutive flagged tokens of one output is a predicted span, a run of
+unsupported ones a gold span; a predicted span is right when it overlaps a gold span, a gold span found when
+a predicted one overlaps it (the overlap criterion of span-level hallucination detection, e.g. RAGTruth's).
+
 ROC AUC is the threshold-free view: the AUC of the unsupported score for unsupported tokens, i.e.
 sklearn's `roc_auc_score(y_unsupported, 1 - support)`, computed exactly as the detection AUC of
 support for supported tokens. The trivial baseline flags every token: recall 1, precision = the
@@ -28,6 +32,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -154,6 +159,53 @@ def token_prf(y_unsupported: ArrayLike, flagged: ArrayLike) -> TokenPRF:
     recall = tp / n_unsupported if n_unsupported else 0.0
     f1 = 2 * tp / (n_flagged + n_unsupported) if n_flagged + n_unsupported else 0.0
     return TokenPRF(precision, recall, f1, len(gold), n_unsupported, n_flagged, tp)
+
+
+@dataclass(frozen=True)
+class SpanPRF:
+    """Span-level precision, recall and F1: a predicted span (a run of flagged tokens) counts when it overlaps a
+    gold span (a run of unsupported tokens) of the same output, a gold span when a predicted one overlaps it."""
+
+    precision: float
+    recall: float
+    f1: float
+    n_gold_spans: int
+    n_predicted_spans: int
+    predicted_matched: int
+    gold_matched: int
+
+
+def token_runs(flags: NDArray[np.int64], groups: NDArray[Any]) -> list[tuple[int, int]]:
+    """[start, stop) index ranges of the maximal runs of 1s in `flags` that stay inside one group (output)."""
+    runs, start = [], None
+    for index, flag in enumerate(flags):
+        if start is not None and (not flag or groups[index] != groups[index - 1]):
+            runs.append((start, index))
+            start = None
+        if flag and start is None:
+            start = index
+    if start is not None:
+        runs.append((start, len(flags)))
+    return runs
+
+
+def span_prf(y_unsupported: ArrayLike, flagged: ArrayLike, groups: ArrayLike) -> SpanPRF:
+    """`SpanPRF` of flagged against unsupported tokens; `groups` names each token's output (tokens in output order)."""
+    gold = _binary(y_unsupported, "y_unsupported")
+    predicted = _binary(flagged, "flagged")
+    owners = np.asarray(groups)
+    require_same_length(y_unsupported=gold, flagged=predicted, groups=owners)
+    gold_runs, predicted_runs = token_runs(gold, owners), token_runs(predicted, owners)
+    gold_cover = np.zeros(len(gold) + 1, dtype=np.int64)  # prefix sums: is any gold token inside a range?
+    gold_cover[1:] = np.cumsum(gold)
+    predicted_matched = sum(int(gold_cover[stop] - gold_cover[start] > 0) for start, stop in predicted_runs)
+    predicted_cover = np.zeros(len(predicted) + 1, dtype=np.int64)
+    predicted_cover[1:] = np.cumsum(predicted)
+    gold_matched = sum(int(predicted_cover[stop] - predicted_cover[start] > 0) for start, stop in gold_runs)
+    precision = predicted_matched / len(predicted_runs) if predicted_runs else 0.0
+    recall = gold_matched / len(gold_runs) if gold_runs else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return SpanPRF(precision, recall, f1, len(gold_runs), len(predicted_runs), predicted_matched, gold_matched)
 
 
 def token_f1(y_unsupported: ArrayLike, flagged: ArrayLike) -> float:

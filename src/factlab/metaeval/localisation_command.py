@@ -18,7 +18,10 @@ scored examples of the evaluated part.
 
 tokens.csv: per (gold dataset, scorer) one row per threshold policy (`--policies`) and one for the
 flag-every-token baseline (`flag_all`): threshold, token precision / recall / F1 (unsupported =
-positive) with a document-bootstrap CI of F1, ROC AUC with its CI, token and example counts.
+positive) with a document-bootstrap CI of F1, span precision / recall / F1 (runs of flagged tokens
+against runs of unsupported ones, matched by overlap: factlab.metaeval.localisation.span_prf), ROC AUC
+with its CI, token and example counts. A table with per-token support (`tokens`) is read twice: by its
+sentences as `<scorer>` and by its tokens as `<scorer>_tokens`.
 report.json: the splits, thresholds, counts (unscored examples, tokens outside every scored unit) and,
 where several annotators marked the outputs, their agreement over tokens (`all` outputs of the gold
 table, and `evaluated`: every output of the evaluated part, scored or not, e.g. XSumFaith's Gold summaries).
@@ -45,6 +48,7 @@ from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (
     LOCALISATION_POLICIES,
+    SpanPRF,
     TokenPRF,
     document_split,
     flag_all_baseline,
@@ -52,6 +56,7 @@ from factlab.metaeval.localisation import (
     policy_threshold,
     project_sentence_support,
     project_unit_support,
+    span_prf,
     token_agreement,
     token_f1,
     token_prf,
@@ -63,6 +68,9 @@ GOLD_COLUMNS = ("example_id", "doc_id", "split", "output", "tokens", "token_offs
 SCORE_COLUMNS = ("example_id", "score")
 # The detail a score table localises with: per-sentence support, or per-unit (QASemConsistency's QAs).
 DETAIL_COLUMNS = ("sentences", "units")
+# A table may also carry per-token support (the aligner's token head: factlab.score.alignscore): it is evaluated
+# as a scorer of its own, `<scorer>_tokens`, each word piece a unit covering its characters.
+TOKEN_DETAIL, TOKEN_SUFFIX = "tokens", "_tokens"
 VALIDATION, EVALUATED = "validation", "evaluated"
 COLUMNS = (
     "dataset",
@@ -80,6 +88,11 @@ COLUMNS = (
     "f1",
     "f1_ci_low",
     "f1_ci_high",
+    "n_gold_spans",
+    "n_predicted_spans",
+    "span_precision",
+    "span_recall",
+    "span_f1",
     "roc_auc",
     "roc_auc_ci_low",
     "roc_auc_ci_high",
@@ -262,9 +275,27 @@ def example_units(units: Any, output: str, *, file: str, record: str) -> tuple[l
     return spans, support
 
 
+def token_units(pieces: Any, output: str, *, file: str, record: str) -> tuple[list[np.ndarray], np.ndarray]:
+    """(output spans, support) of one scored output's word pieces (the token head's detail)."""
+    if pieces is None or not all(isinstance(p, dict) for p in pieces):
+        raise DataError("not a list of token records", file=file, record=record, field=TOKEN_DETAIL)
+    try:
+        spans = [np.asarray([[int(p["start"]), int(p["end"])]], dtype=np.int64) for p in pieces]
+        support = np.asarray([float(p["support"]) for p in pieces], dtype=float)
+    except (KeyError, TypeError, ValueError) as error:
+        message = f"token record lacks start/end/support ({error})"
+        raise DataError(message, file=file, record=record, field=TOKEN_DETAIL) from error
+    if spans and max(int(span[0, 1]) for span in spans) > len(output):
+        raise DataError("a token passes the end of the gold output", file=file, record=record, field=TOKEN_DETAIL)
+    return spans, support
+
+
 def projected_support(detail: Any, detail_column: str, example: GoldExample, *, file: str, record: str) -> Any:
     """The example's tokens' support from its score detail: per-sentence support or per-unit spans."""
-    if detail_column == "units":
+    if detail_column == TOKEN_DETAIL:
+        spans, support = token_units(list(detail), example.output, file=file, record=record)
+        project = project_unit_support
+    elif detail_column == "units":
         spans, support = example_units(list(detail), example.output, file=file, record=record)
         project = project_unit_support
     else:
@@ -280,13 +311,16 @@ def projected_support(detail: Any, detail_column: str, example: GoldExample, *, 
         raise DataError(str(error), file=file, record=record, field=detail_column) from error
 
 
-def scored_tokens(path: str, gold: dict[str, GoldExample], parts: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
+def scored_tokens(
+    path: str, gold: dict[str, GoldExample], parts: dict[str, str], *, scores: pd.DataFrame | None = None, detail: str = ""
+) -> tuple[pd.DataFrame, dict[str, int]]:
     """One row per token of each scored gold output: part, doc_id, y_unsupported, support.
 
+    `detail` names the column to localise with (default: the first of DETAIL_COLUMNS the table has).
     `tokens_outside_units` counts the tokens outside every scored unit: outside every sentence (projected from the
     nearest) or, for a table of units, covered by no unit (support 1)."""
-    scores = read_example_table(path, SCORE_COLUMNS)
-    detail_column = next((column for column in DETAIL_COLUMNS if column in scores.columns), None)
+    scores = read_example_table(path, SCORE_COLUMNS) if scores is None else scores
+    detail_column = detail or next((column for column in DETAIL_COLUMNS if column in scores.columns), None)
     if detail_column is None:
         raise DataError(f"no localising detail: a column of {list(DETAIL_COLUMNS)}", file=path, field=DETAIL_COLUMNS[0])
     frames, counts = [], {"scored": 0, "unscored": 0, "tokens_outside_units": 0}
@@ -355,6 +389,7 @@ def localisation_rows(
     gold = evaluated["y_unsupported"].to_numpy(dtype=np.int64)
     support = evaluated["support"].to_numpy(dtype=float)
     groups = evaluated["doc_id"].astype(str).to_numpy()
+    outputs = evaluated["example_id"].astype(str).to_numpy()
     try:
         auc = token_roc_auc(gold, support)
         auc_low, auc_high = _interval(token_roc_auc, gold, support, groups=groups, settings=settings, what=f"{what} AUC")
@@ -378,12 +413,18 @@ def localisation_rows(
         rows.append(
             base
             | prf_columns(token_prf(gold, flagged))
+            | span_columns(span_prf(gold, flagged, outputs))
             | {"policy": policy, "threshold": threshold, "f1_ci_low": low, "f1_ci_high": high}
             | {"roc_auc": auc, "roc_auc_ci_low": auc_low, "roc_auc_ci_high": auc_high}
         )
     flag_all = np.ones_like(gold)
     low, high = _interval(token_f1, gold, flag_all, groups=groups, settings=settings, what=f"{what} F1 flag_all")
-    rows.append(base | prf_columns(flag_all_baseline(gold)) | {"policy": "flag_all", "f1_ci_low": low, "f1_ci_high": high})
+    rows.append(
+        base
+        | prf_columns(flag_all_baseline(gold))
+        | span_columns(span_prf(gold, flag_all, outputs))
+        | {"policy": "flag_all", "f1_ci_low": low, "f1_ci_high": high}
+    )
     return rows, thresholds
 
 
@@ -396,6 +437,16 @@ def prf_columns(prf: TokenPRF) -> dict[str, Any]:
         "precision": prf.precision,
         "recall": prf.recall,
         "f1": prf.f1,
+    }
+
+
+def span_columns(prf: SpanPRF) -> dict[str, Any]:
+    return {
+        "n_gold_spans": prf.n_gold_spans,
+        "n_predicted_spans": prf.n_predicted_spans,
+        "span_precision": prf.precision,
+        "span_recall": prf.recall,
+        "span_f1": prf.f1,
     }
 
 
@@ -437,14 +488,20 @@ def run_localisation(args: argparse.Namespace) -> None:
             "scorers": {},
         }
         for path in sorted(by_benchmark.get(benchmark, [])):
-            scorer = Path(path).stem
-            tokens, counts = scored_tokens(path, gold, parts)
-            n_unscored = sum(1 for eid, part in parts.items() if part == EVALUATED) - int(
-                tokens.loc[tokens["part"] == EVALUATED, "example_id"].nunique()
-            )
-            scorer_rows, thresholds = localisation_rows(dataset, scorer, tokens, n_unscored, counts["tokens_outside_units"], args)
-            rows += scorer_rows
-            entry["scorers"][scorer] = {"scores": path, "thresholds": thresholds, **counts}
+            scores = read_example_table(path, SCORE_COLUMNS)
+            readings = [(Path(path).stem, "")]
+            if TOKEN_DETAIL in scores.columns:
+                readings.append((Path(path).stem + TOKEN_SUFFIX, TOKEN_DETAIL))
+            for scorer, detail in readings:
+                tokens, counts = scored_tokens(path, gold, parts, scores=scores, detail=detail)
+                n_unscored = sum(1 for eid, part in parts.items() if part == EVALUATED) - int(
+                    tokens.loc[tokens["part"] == EVALUATED, "example_id"].nunique()
+                )
+                scorer_rows, thresholds = localisation_rows(
+                    dataset, scorer, tokens, n_unscored, counts["tokens_outside_units"], args
+                )
+                rows += scorer_rows
+                entry["scorers"][scorer] = {"scores": path, "thresholds": thresholds, **counts}
         report["datasets"][dataset] = entry
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
@@ -462,4 +519,5 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
         if row.policy != "flag_all":
             entry["roc_auc"] = headline_number(row.roc_auc)
         entry[f"f1_{row.policy}"] = headline_number(row.f1)
+        entry[f"span_f1_{row.policy}"] = headline_number(row.span_f1)
     return metrics

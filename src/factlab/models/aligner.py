@@ -64,6 +64,9 @@ class AlignerConfig:
     encoder_layers: int = 0  # 0 = all; fewer = the first n layers (smoke, tests)
     max_length: int = 512  # word pieces per pair; longer premises are cut (counted by the engine)
     dropout: float = 0.1
+    # A fourth head on every token's last hidden state: P(this hypothesis token is unsupported by the premise).
+    # Off in folders saved before the head existed (their aligner.json lacks the key), so they still load.
+    token_head: bool = False
 
 
 class PairScorer(Protocol):
@@ -145,24 +148,37 @@ class AlignerNetwork(nn.Module):
         self.three_way = nn.Linear(hidden, 3)
         self.binary = nn.Linear(hidden, 2)
         self.regression = nn.Linear(hidden, 1)
+        self.unsupported = nn.Linear(hidden, 1) if config.token_head else None
 
-    def pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+    def hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
         if token_type_ids is not None:
             inputs["token_type_ids"] = token_type_ids
-        hidden = self.encoder(**inputs).last_hidden_state
-        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-        return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        return self.encoder(**inputs).last_hidden_state
+
+    def pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+        return mean_pool(self.hidden(input_ids, attention_mask, token_type_ids), attention_mask)
 
     def forward(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None = None
     ) -> dict[str, torch.Tensor]:
-        pooled = self.dropout(self.pooled(input_ids, attention_mask, token_type_ids))
-        return {
+        """The heads' logits; with the token head, `unsupported`: [batch, tokens] logits of P(unsupported), read
+        only at the hypothesis's tokens (the premise's and the special tokens' are never trained)."""
+        hidden = self.hidden(input_ids, attention_mask, token_type_ids)
+        pooled = self.dropout(mean_pool(hidden, attention_mask))
+        logits = {
             "three_way": self.three_way(pooled),
             "binary": self.binary(pooled),
             "regression": self.regression(pooled).squeeze(-1),
         }
+        if self.unsupported is not None:
+            logits["unsupported"] = self.unsupported(self.dropout(hidden)).squeeze(-1)
+        return logits
+
+
+def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
 
 
 def new_network(config: AlignerConfig) -> tuple[AlignerNetwork, Any]:
@@ -199,6 +215,19 @@ class AlignerScorer:
     @property
     def distribution_identity(self) -> str:
         return self.identity  # the head fixes the classes: the weights name the distribution
+
+    @property
+    def has_token_head(self) -> bool:
+        return self.network.unsupported is not None
+
+    def sequence_and_tokens(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """One forward: the 3-way probabilities [batch, 3] and every token's P(unsupported) [batch, tokens]."""
+        if not self.has_token_head:
+            raise FactlabError(f"aligner {self.identity} has no token head: it was trained without `token_head`")
+        logits = self.network(input_ids, attention_mask, token_type_ids if self.token_types else None)
+        return torch.softmax(logits["three_way"].float(), dim=-1), torch.sigmoid(logits["unsupported"].float())
 
 
 class DeferredAlignerScorer(AlignerScorer):

@@ -152,6 +152,7 @@ def localisation_frame(
             "recall": tokens["recall"],
             "F1": tokens["f1"],
             "F1 95% CI": [interval(lo, hi, decimals=3) for lo, hi in zip(tokens["f1_ci_low"], tokens["f1_ci_high"], strict=True)],
+            "span F1": tokens["span_f1"],
             "token AUC": tokens["roc_auc"],
             "AUC 95% CI": [  # on the token AUC's own 0-1 scale
                 interval(lo, hi, decimals=3) for lo, hi in zip(tokens["roc_auc_ci_low"], tokens["roc_auc_ci_high"], strict=True)

@@ -11,6 +11,16 @@ the trained aligner's 3-way head (`support_head: three_way`, AlignScore's `nli_s
 The score table has `example_id, score` and the detail that localises: per output sentence its
 text, offsets, support, the best chunk and that chunk's character span in the source; plus the
 cut counts of the engine (premise pieces cut to fit the model).
+
+With `localise` (the scoring rule and `factlab check`; not the tuning, which reads scores only), two
+more passes point at the error, each one pair per output sentence or per source sentence of its best
+chunk, not per chunk:
+- evidence: each source sentence of the sentence's best chunk scored against it by the same head;
+  the best three, with their offsets in the source, are the sentence's `evidence`;
+- tokens: an aligner with a token head (factlab.models.token_support) reads (best chunk, sentence)
+  once more for each word piece's P(unsupported); the example's `tokens` column lists every piece
+  with its offsets in the output and its support (1 - P(unsupported)), what the localisation
+  analysis projects onto gold tokens (factlab.metaeval.localisation_command).
 """
 
 from __future__ import annotations
@@ -18,13 +28,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import PairScorer
+from factlab.models.aligner import AlignerScorer, PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
+from factlab.models.token_support import score_tokens
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
 from factlab.score.sentences import AGGREGATIONS, aggregate, sentences_by_owner
@@ -38,6 +50,8 @@ class AlignScoreSettings:
     chunk_policy: AlignScorePolicy = "reference"
     aggregation: str = "mean"
     support_head: str = "three_way"  # factlab.models.support_heads
+    localise: bool = False  # evidence sentences and, with a token head, token support (module docstring)
+    evidence_sentences: int = 3  # the best source sentences kept per output sentence
 
     def __post_init__(self) -> None:
         if self.words_per_chunk < 1:
@@ -101,9 +115,16 @@ def score_benchmark(
     """AlignScore of every example (`example_id`, `doc_id`) from its preprocessed sentences."""
     job = alignscore_pairs(examples, sentences, settings)
     outputs, chunks, pairs, owners = job.outputs, job.chunks, job.pairs, job.owners
-    scorer = with_support_head(scorer, settings.support_head)
-    result = score_pairs(scorer, pairs, engine, cache, description="alignscore pairs")
+    reader = with_support_head(scorer, settings.support_head)
+    result = score_pairs(reader, pairs, engine, cache, description="alignscore pairs")
     best = best_premises(owners, result.scores, result.premise_cut)
+    evidence, tokens = {}, {}
+    if settings.localise:
+        best_chunks = {key: chunks[str(examples["doc_id"].iloc[key[0]])][value[1]] for key, value in best.items()}
+        sources = sentences_by_owner(sentences, "source", "doc_id")
+        evidence = evidence_sentences(examples, outputs, sources, best_chunks, reader, settings, engine, cache)
+        if isinstance(scorer, AlignerScorer) and scorer.has_token_head:
+            tokens = token_support(examples, outputs, best_chunks, scorer, engine)
     records = []
     empty_outputs = 0
     for row, (example_id, doc_id) in enumerate(
@@ -125,18 +146,72 @@ def score_benchmark(
                     "chunk_end": chunk.end,
                     "premise_pieces_cut": cut,
                 }
+                | ({"evidence": evidence[(row, sentence_index)]} if evidence else {})
             )
         empty_outputs += not detail
-        records.append(
-            {
-                "example_id": example_id,
-                "score": aggregate([item["support"] for item in detail], settings.aggregation),
-                "n_sentences": len(detail),
-                "n_chunks": len(chunks[doc_id]),
-                "sentences": detail,
-            }
-        )
+        record = {
+            "example_id": example_id,
+            "score": aggregate([item["support"] for item in detail], settings.aggregation),
+            "n_sentences": len(detail),
+            "n_chunks": len(chunks[doc_id]),
+            "sentences": detail,
+        }
+        if tokens:
+            record["tokens"] = [piece for index in range(len(detail)) for piece in tokens[(row, index)]]
+        records.append(record)
     counts = {**result.counts, "examples": len(records), "examples_without_output_sentences": empty_outputs}
     if empty_outputs:
         LOG.warning("%d examples have no output sentences: their score is NaN", empty_outputs)
     return pd.DataFrame.from_records(records), counts
+
+
+def evidence_sentences(
+    examples: pd.DataFrame,
+    outputs: dict[str, list[Sentence]],
+    sources: dict[str, list[Sentence]],
+    best_chunks: dict[tuple[int, int], SentenceChunk],
+    reader: PairScorer,
+    settings: AlignScoreSettings,
+    engine: EngineSettings | None,
+    cache: PairCache | None,
+) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """(row, output sentence) -> the best `evidence_sentences` source sentences of its best chunk, best first:
+    index, offsets in the source, support."""
+    pairs, owners = [], []
+    for (row, index), chunk in best_chunks.items():
+        example = examples.iloc[row]
+        output = outputs[str(example["example_id"])][index]
+        source = sources.get(str(example["doc_id"]), [])
+        for source_index in range(chunk.first, min(chunk.stop, len(source))):
+            pairs.append((source[source_index].text, output.text))
+            owners.append((row, index, source_index))
+    result = score_pairs(reader, pairs, engine, cache, description="evidence sentences")
+    found: dict[tuple[int, int], list[dict[str, Any]]] = {key: [] for key in best_chunks}
+    for (row, index, source_index), support in zip(owners, result.scores, strict=True):
+        sentence = sources[str(examples["doc_id"].iloc[row])][source_index]
+        found[(row, index)].append(
+            {"source_sentence": source_index, "start": sentence.start, "end": sentence.end, "support": float(support)}
+        )
+    return {key: sorted(items, key=lambda item: -item["support"])[: settings.evidence_sentences] for key, items in found.items()}
+
+
+def token_support(
+    examples: pd.DataFrame,
+    outputs: dict[str, list[Sentence]],
+    best_chunks: dict[tuple[int, int], SentenceChunk],
+    scorer: AlignerScorer,
+    engine: EngineSettings | None,
+) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """(row, output sentence) -> its word pieces read against its best chunk: offsets in the output, support."""
+    keys = list(best_chunks)
+    sentence_of = {key: outputs[str(examples["example_id"].iloc[key[0]])][key[1]] for key in keys}
+    result = score_tokens(scorer, [(best_chunks[key].text, sentence_of[key].text) for key in keys], engine)
+    pieces: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for key, offsets, unsupported in zip(keys, result.offsets, result.unsupported, strict=True):
+        shift = sentence_of[key].start
+        pieces[key] = [
+            {"start": int(start) + shift, "end": int(end) + shift, "support": 1.0 - float(p)}
+            for (start, end), p in zip(offsets, unsupported, strict=True)
+            if end > start
+        ]
+    return pieces

@@ -168,6 +168,7 @@ def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:
             chunk_policy,  # type: ignore[arg-type]
             str(choice["aggregation"]),
             str(choice["support_head"]),
+            localise=True,
         )
     except KeyError as error:
         raise FactlabError(f"{choice_path}: no field {error.args[0]!r} (written by factlab score alignscore-tune)") from error

@@ -11,7 +11,12 @@ seeds: deterministic on CPU for a fixed thread count.
 Validation (the mixture's `validation` split, never an evaluated benchmark) runs every
 `validate_every` steps and after each epoch: loss, 3-way accuracy, ROC AUC of P(aligned) against
 the binary label overall and on long premises (>= `long_premise_words` words) — the curve a
-model tuned only on short pairs would fail. The rows form `curves.csv` (`dvc plots`).
+model tuned only on short pairs would fail — and, with the token head, the token AUC of P(unsupported)
+over the labelled hypothesis pieces. The rows form `curves.csv` (`dvc plots`).
+
+The token head (`token_head`) reads each hypothesis word piece's last hidden state: binary
+cross-entropy against the row's `unsupported_spans` (factlab.train.token_labels; rows without token
+labels train the sequence heads only), weighted by `token_loss_weight`, on the same forward pass.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from torch.nn import functional as F
 from factlab.errors import FactlabError
 from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network
 from factlab.models.engine import (
+    EncodedPairs,
     EngineSettings,
     autocast_context,
     encode_pairs,
@@ -40,7 +46,9 @@ from factlab.models.engine import (
     resolve_precision,
     score_pairs,
 )
+from factlab.models.token_support import hypothesis_piece_offsets, score_tokens
 from factlab.runtime import select_device
+from factlab.train import token_labels
 from factlab.train.loop import bucketed_batches, linear_schedule, optimizer_for, seed_everything
 
 LOG = logging.getLogger(__name__)
@@ -63,12 +71,16 @@ class AlignerTrainSettings:
     validate_every: int = 500  # steps between validation points on the curve
     long_premise_words: int = 200
     log_every: int = 50
+    token_head: bool = True  # the token head (P(unsupported) per hypothesis token), trained on `unsupported_spans`
+    token_loss_weight: float = 1.0  # its binary cross-entropy's weight beside the sequence heads' losses
 
     def __post_init__(self) -> None:
         positive = ("max_length", "epochs", "batch_pairs", "validate_every", "log_every", "long_premise_words")
         bad = [name for name in positive if getattr(self, name) < 1]
         bad += [
-            name for name in ("encoder_layers", "weight_decay", "grad_clip", "encoder_lr", "head_lr") if getattr(self, name) < 0
+            name
+            for name in ("encoder_layers", "weight_decay", "grad_clip", "encoder_lr", "head_lr", "token_loss_weight")
+            if getattr(self, name) < 0
         ]
         if not 0 <= self.warmup_fraction < 1:
             bad.append("warmup_fraction")
@@ -81,6 +93,31 @@ class Targets:
     three_way: torch.Tensor  # class or -100
     binary: torch.Tensor  # class or -100
     regression: torch.Tensor  # value or nan
+    tokens: list[np.ndarray] | None = None  # per row: each kept hypothesis piece 1 unsupported / 0 / -100 unknown
+
+
+def token_targets(frame: pd.DataFrame, tokenizer: Any, encoded: EncodedPairs) -> list[np.ndarray]:
+    """Each row's kept hypothesis pieces labelled from its `unsupported_spans` (factlab.train.token_labels)."""
+    texts = frame["text_b"].astype(str).tolist()
+    distinct = sorted(set(texts))
+    offsets = dict(zip(distinct, hypothesis_piece_offsets(tokenizer, distinct), strict=True))
+    spans = frame["unsupported_spans"] if "unsupported_spans" in frame else pd.Series([None] * len(frame))
+    return [
+        token_labels.piece_labels(offsets[text][:kept], token_labels.loads(value))
+        for text, value, kept in zip(texts, spans, encoded.hypothesis_kept.tolist(), strict=True)
+    ]
+
+
+def batch_token_labels(targets: Targets, encoded: EncodedPairs, rows: list[int], width: int) -> torch.Tensor:
+    """[rows, width] labels of a padded batch: the hypothesis pieces' own, -100 at every other position."""
+    labels = np.full((len(rows), width), -100, dtype=np.int64)
+    assert targets.tokens is not None
+    template = encoded.template
+    for line, row in enumerate(rows):
+        start = len(template.prefix) + int(encoded.premise_kept[row]) + len(template.middle)
+        values = targets.tokens[row]
+        labels[line, start : start + len(values)] = values
+    return torch.from_numpy(labels)
 
 
 def row_targets(frame: pd.DataFrame) -> Targets:
@@ -96,7 +133,13 @@ def row_targets(frame: pd.DataFrame) -> Targets:
     )
 
 
-def batch_loss(outputs: dict[str, torch.Tensor], targets: Targets, rows: list[int]) -> tuple[torch.Tensor, dict[str, float]]:
+def batch_loss(
+    outputs: dict[str, torch.Tensor],
+    targets: Targets,
+    rows: list[int],
+    token_labels_batch: torch.Tensor | None = None,
+    token_weight: float = 1.0,
+) -> tuple[torch.Tensor, dict[str, float]]:
     index = torch.tensor(rows)
     three, binary, regression = targets.three_way[index], targets.binary[index], targets.regression[index]
     losses: dict[str, torch.Tensor] = {}
@@ -107,6 +150,11 @@ def batch_loss(outputs: dict[str, torch.Tensor], targets: Targets, rows: list[in
     known = ~torch.isnan(regression)
     if known.any():
         losses["regression"] = F.mse_loss(torch.sigmoid(outputs["regression"][known]), regression[known])
+    if token_labels_batch is not None and "unsupported" in outputs and (token_labels_batch >= 0).any():
+        labelled = token_labels_batch >= 0
+        losses["tokens"] = token_weight * F.binary_cross_entropy_with_logits(
+            outputs["unsupported"][labelled], token_labels_batch[labelled].float()
+        )
     total = sum(losses.values(), torch.zeros(()))
     return total, {name: float(value.detach()) for name, value in losses.items()}
 
@@ -122,6 +170,7 @@ def validate(
     result = score_pairs(
         scorer, list(zip(frame["text_a"], frame["text_b"], strict=True)), EngineSettings(precision=precision, progress=False)
     )
+    token_metrics = validate_tokens(scorer, frame, precision) if scorer.has_token_head and "unsupported_spans" in frame else {}
     scorer.network.train(was_training)
     targets = row_targets(frame)
     labels = targets.binary.numpy()
@@ -134,12 +183,30 @@ def validate(
     if long_known.any() and len(set(labels[long_known])) == 2:
         metrics["validation_auc_long"] = float(roc_auc_score(labels[long_known], result.scores[long_known]))
         metrics["validation_pairs_long"] = float(long_known.sum())
+    metrics.update(token_metrics)
     three = targets.three_way.numpy()
     if (three >= 0).any():
         # P(aligned) alone cannot give the 3-way class: accuracy of "aligned iff P > 0.5" on 3-way rows
         predicted_aligned = result.scores[three >= 0] > 0.5
         metrics["validation_three_way_aligned_accuracy"] = float(np.mean(predicted_aligned == (three[three >= 0] == 0)))
     return metrics
+
+
+def validate_tokens(scorer: AlignerScorer, frame: pd.DataFrame, precision: str) -> dict[str, float]:
+    """ROC AUC of the token head's P(unsupported) over the labelled hypothesis pieces of the validation pairs."""
+    labelled = frame[frame["unsupported_spans"].notna()]
+    if labelled.empty:
+        return {}
+    settings = EngineSettings(precision=precision, progress=False)
+    result = score_tokens(scorer, list(zip(labelled["text_a"], labelled["text_b"], strict=True)), settings)
+    labels = [
+        token_labels.piece_labels(offsets, token_labels.loads(value))
+        for offsets, value in zip(result.offsets, labelled["unsupported_spans"], strict=True)
+    ]
+    gold, predicted = np.concatenate(labels), np.concatenate(result.unsupported)
+    if len(set(gold.tolist())) < 2:
+        return {}
+    return {"validation_token_auc": float(roc_auc_score(gold, predicted)), "validation_tokens": float(len(gold))}
 
 
 def train_aligner(
@@ -155,7 +222,12 @@ def train_aligner(
     validation = mixture[mixture["split"] == "validation"].reset_index(drop=True)
     if train.empty:
         raise FactlabError("the training mixture has no rows with split 'train'")
-    config = AlignerConfig(backbone=settings.backbone, encoder_layers=settings.encoder_layers, max_length=settings.max_length)
+    config = AlignerConfig(
+        backbone=settings.backbone,
+        encoder_layers=settings.encoder_layers,
+        max_length=settings.max_length,
+        token_head=settings.token_head,
+    )
     network, tokenizer = new_network(config)
     target_device = select_device(device)
     precision = resolve_precision(precision, target_device)
@@ -163,6 +235,8 @@ def train_aligner(
     network.train()
     encoded = encode_pairs(tokenizer, list(zip(train["text_a"], train["text_b"], strict=True)), settings.max_length)
     targets = row_targets(train)
+    if settings.token_head:
+        targets.tokens = token_targets(train, tokenizer, encoded)
     counts = Counter(
         train_pairs=len(train),
         validation_pairs=len(validation),
@@ -170,6 +244,10 @@ def train_aligner(
         train_pairs_hypothesis_cut=int((encoded.hypothesis_cut > 0).sum()),
         train_tokens=int(encoded.lengths.sum()),
     )
+    if targets.tokens is not None:
+        counts["train_pairs_token_labelled"] = sum(int((labels >= 0).any()) for labels in targets.tokens)
+        counts["train_pieces_unsupported"] = sum(int((labels == 1).sum()) for labels in targets.tokens)
+        counts["train_pieces_supported"] = sum(int((labels == 0).sum()) for labels in targets.tokens)
     optimizer = optimizer_for(network, settings.encoder_lr, settings.head_lr, settings.weight_decay, eps=settings.adam_eps)
     steps_per_epoch = math.ceil(len(train) / settings.batch_pairs)
     total_steps = steps_per_epoch * settings.epochs
@@ -194,7 +272,9 @@ def train_aligner(
             with autocast_context(precision, target_device):
                 outputs = network(ids, mask, types if scorer.token_types else None)
             # the losses in fp32 on the CPU, whatever the forward's precision and device (no-ops for fp32 on a CPU)
-            loss, parts = batch_loss({k: v.float().cpu() for k, v in outputs.items()}, targets, rows)
+            labels = batch_token_labels(targets, encoded, rows, ids.shape[1]) if targets.tokens is not None else None
+            outputs = {k: v.float().cpu() for k, v in outputs.items()}
+            loss, parts = batch_loss(outputs, targets, rows, labels, settings.token_loss_weight)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in network.parameters() if p.requires_grad], settings.grad_clip)

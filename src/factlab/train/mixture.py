@@ -17,6 +17,7 @@ documents (whole documents, so no premise is on both sides) forms the `validatio
 
 from __future__ import annotations
 
+import json
 import logging
 import zlib
 from collections.abc import Mapping
@@ -28,11 +29,24 @@ import pandas as pd
 
 from factlab.commands import settings_from_mapping
 from factlab.errors import FactlabError
+from factlab.train import token_labels
 from factlab.train.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 
 LOG = logging.getLogger(__name__)
 THREE_WAY = {"entailment": 0, "neutral": 1, "contradiction": 2}
-COLUMNS = ("text_a", "text_b", "label_3way", "label_bin", "score", "task", "origin", "transform", "doc_id", "split")
+COLUMNS = (
+    "text_a",
+    "text_b",
+    "label_3way",
+    "label_bin",
+    "score",
+    "task",
+    "origin",
+    "transform",
+    "doc_id",
+    "unsupported_spans",  # JSON [start, end) spans of text_b its premise does not support; null = unknown (token_labels)
+    "split",
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +101,7 @@ def corpus_pairs(name: str, frame: pd.DataFrame) -> pd.DataFrame:
         score = pd.Series(np.nan, index=frame.index, dtype="float64")
     return pd.DataFrame(
         {
-            "text_a": frame["source"].astype(str).to_numpy(),
+            "text_a": corpus_premises(frame),
             "text_b": frame["output"].astype(str).to_numpy(),
             "label_3way": pd.array(label_3way, dtype="Int8"),
             "label_bin": pd.array(label_bin, dtype="Int8"),
@@ -96,8 +110,42 @@ def corpus_pairs(name: str, frame: pd.DataFrame) -> pd.DataFrame:
             "origin": name,
             "transform": "",
             "doc_id": frame["doc_id"].astype(str).to_numpy(),
+            "unsupported_spans": corpus_token_spans(frame, label_bin, label_3way),
         }
     )
+
+
+def corpus_premises(frame: pd.DataFrame) -> np.ndarray:
+    """Each row's premise: the source, or where the corpus marks its evidence sentences (WiCE's
+    `supporting_sentences` at `evidence_offsets`) those sentences in page order: a cited page is longer
+    than the model reads, and the annotators judged the claim's tokens against that evidence."""
+    sources = frame["source"].astype(str).to_numpy()
+    if "supporting_sentences" not in frame or "evidence_offsets" not in frame:
+        return sources
+    premises = []
+    for source, supporting, offsets in zip(sources, frame["supporting_sentences"], frame["evidence_offsets"], strict=True):
+        spans = json.loads(offsets)
+        chosen = sorted({index for group in json.loads(supporting) for index in group})
+        premises.append(" ".join(source[spans[i][0] : spans[i][1]].strip() for i in chosen) if chosen else source)
+    return np.asarray(premises, dtype=object)
+
+
+def corpus_token_spans(frame: pd.DataFrame, label_bin: Any, label_3way: Any) -> list[str | None]:
+    """`unsupported_spans` of a corpus's rows (factlab.train.token_labels): annotated token flags (WiCE),
+    a hallucinated answer (HaluEval), `[]` for a supported pair, else unknown."""
+    supported = (pd.Series(label_bin, dtype="Int8") == 1).fillna(False) | (pd.Series(label_3way, dtype="Int8") == 0).fillna(False)
+    spans: list[str | None] = []
+    for position, (_, row) in enumerate(frame.iterrows()):
+        if "non_supported_spans" in frame and isinstance(row.get("non_supported_spans"), str):
+            found = token_labels.flagged_token_spans(json.loads(row["token_offsets"]), json.loads(row["non_supported_spans"]))
+        elif bool(supported.iloc[position]):
+            found = []
+        elif row.get("answer_kind") == "hallucinated" and isinstance(row.get("answer"), str):
+            found = token_labels.answer_span(str(row["output"]), row["answer"])
+        else:
+            found = None
+        spans.append(token_labels.dumps(found))
+    return spans
 
 
 def sample_rows(frame: pd.DataFrame, limit: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -120,7 +168,12 @@ def synthetic_pairs(frames: Mapping[str, pd.DataFrame], settings: MixtureSetting
         return pd.DataFrame(columns=list(COLUMNS[:-1])), {}
     synthetic_settings = SyntheticSettings(**{"seed": settings.seed, **settings.synthetic})
     pairs, counts = make_synthetic_pairs(pd.concat(documents, ignore_index=True), synthetic_settings)
-    pairs = pairs.assign(score=np.nan)
+    spans = [
+        token_labels.dumps(token_labels.synthetic_spans(transform, original, claim))
+        for transform, original, claim in zip(pairs["transform"], pairs["original_claim"], pairs["text_b"], strict=True)
+    ]
+    counts["token_spans_unlocated"] = sum(span is None for span in spans)
+    pairs = pairs.assign(score=np.nan, unsupported_spans=pd.Series(spans, index=pairs.index, dtype=object))
     return pairs[list(COLUMNS[:-1])], counts
 
 

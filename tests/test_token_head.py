@@ -1,0 +1,238 @@
+"""The aligner's token head: its labels (synthetic edits, WiCE's flags, HaluEval's answers), its training, its
+reading at inference, and the places that read it (the localisation analysis, the checker's spans)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.metrics import roc_auc_score
+from test_metaeval_localisation import HAND_GOLD, run, sentence, write_inputs
+from test_train_precision import TINY_ALIGNER
+from test_train_synthetic import FIXTURE
+
+from factlab.checker.api import span_records
+from factlab.data.registry import get_spec
+from factlab.models.aligner import AlignerConfig, AlignerScorer, load_aligner, new_network, save_aligner
+from factlab.models.engine import EngineSettings, encode_pairs, pad_batch, score_pairs
+from factlab.models.token_support import score_tokens, unsupported_phrases
+from factlab.train import synthetic as syn
+from factlab.train import token_labels
+from factlab.train.aligner import batch_token_labels, row_targets, token_targets, train_aligner
+from factlab.train.mixture import corpus_pairs, synthetic_pairs
+
+# Labels
+
+
+def test_edited_span_worked_by_hand():
+    assert token_labels.edited_span("Smith won in 2013.", "Smith won in 2015.") == (13, 18)  # "2015."
+    assert token_labels.edited_span("He opened the door.", "He did not open the door.") == (3, 15)  # "did not open"
+    assert token_labels.edited_span("He did not open it.", "He opened it.") == (3, 9)  # "opened"
+    assert token_labels.edited_span("They ate.", "They ate.") is None
+    # a deletion marks the word it touches: here the one after the removed "not "
+    assert token_labels.edited_span("It is not red.", "It is red.") == (6, 10)  # "red."
+
+
+def test_synthetic_spans_cover_exactly_the_edit(tmp_path):
+    documents = pd.read_json(FIXTURE, lines=True, dtype=False)
+    pairs, _ = syn.make_synthetic_pairs(documents, syn.SyntheticSettings(premise_words=60, claims_per_document=6, seed=11))
+    located = 0
+    for row in pairs.itertuples():
+        spans = token_labels.synthetic_spans(row.transform, row.original_claim, row.text_b)
+        if row.transform in token_labels.SUPPORTED_TRANSFORMS:
+            assert spans == []
+        elif row.transform in token_labels.WHOLE_CLAIM_TRANSFORMS:
+            assert spans == [(0, len(row.text_b))]
+        else:
+            ((start, end),) = spans
+            # outside the span the claim is the original's own text: its start a prefix, its end a suffix
+            assert row.original_claim.startswith(row.text_b[:start]) and row.original_claim.endswith(row.text_b[end:])
+            assert row.text_b[start:end].strip() == row.text_b[start:end] and 0 < end - start < len(row.text_b) + 1
+            located += 1
+    assert located >= 10
+
+
+def test_mixture_synthetic_rows_carry_their_spans():
+    documents = pd.read_json(FIXTURE, lines=True, dtype=False)
+    frames = {"fixture": pd.DataFrame({"doc_id": documents["doc_id"].astype(str), "source": documents["text"]})}
+    from factlab.train.mixture import MixtureSettings
+
+    settings = MixtureSettings(synthetic_documents={"fixture": 0}, synthetic={"premise_words": 60, "claims_per_document": 3})
+    pairs, counts = synthetic_pairs(frames, settings)
+    assert pairs["unsupported_spans"].notna().sum() == len(pairs) - counts["token_spans_unlocated"]
+    negatives = pairs[(pairs["label_bin"] == 0) & pairs["unsupported_spans"].notna()]
+    assert len(negatives) and all(json.loads(value) for value in negatives["unsupported_spans"])
+
+
+def test_wice_subclaims_spans_are_the_flagged_tokens(raw):
+    frame = get_spec("wice_subclaims").build(raw).frame
+    rows = corpus_pairs("wice_subclaims", frame)
+    assert rows["unsupported_spans"].notna().all()
+    for (_, record), spans, premise in zip(frame.iterrows(), rows["unsupported_spans"], rows["text_a"], strict=True):
+        tokens, flags = json.loads(record["claim_tokens"]), json.loads(record["non_supported_spans"])
+        flagged = [token for token, flag in zip(tokens, flags, strict=True) if flag]
+        assert [record["output"][start:end] for start, end in json.loads(spans)] == flagged
+        # the premise: the annotated evidence sentences, each verbatim from the cited page
+        offsets = json.loads(record["evidence_offsets"])
+        chosen = sorted({i for group in json.loads(record["supporting_sentences"]) for i in group})
+        assert all(record["source"][offsets[i][0] : offsets[i][1]].strip() in premise for i in chosen)
+    assert sum(len(json.loads(spans)) for spans in rows["unsupported_spans"]) == 1320  # the mirror README's count
+
+
+def test_halueval_hallucinated_answers_are_their_spans(raw):
+    frame = get_spec("halueval_qa").build(raw).frame
+    rows = corpus_pairs("halueval_qa", frame)
+    hallucinated = (frame["answer_kind"] == "hallucinated").to_numpy()
+    for record, spans in zip(frame[hallucinated].to_dict("records"), rows["unsupported_spans"][hallucinated], strict=True):
+        ((start, end),) = json.loads(spans)
+        assert record["output"][start:end] == record["answer"].strip()
+    assert (rows.loc[~hallucinated, "unsupported_spans"] == "[]").all()
+
+
+def test_piece_labels_worked_by_hand():
+    offsets = np.array([[0, 1], [2, 5], [6, 9], [9, 11]])  # "A dog sat.." pieces
+    assert token_labels.piece_labels(offsets, [(2, 5)]).tolist() == [0, 1, 0, 0]
+    assert token_labels.piece_labels(offsets, [(7, 10)]).tolist() == [0, 0, 1, 1]
+    assert token_labels.piece_labels(offsets, []).tolist() == [0, 0, 0, 0]
+    assert token_labels.piece_labels(offsets, None).tolist() == [-100] * 4
+
+
+# Training
+
+
+@pytest.fixture(scope="module")
+def token_mixture(raw) -> pd.DataFrame:
+    """Real pairs with token labels: 24 WiCE subclaims and 24 HaluEval answers, the first 16 for validation."""
+    wice = corpus_pairs("wice_subclaims", get_spec("wice_subclaims").build(raw).frame).head(24)
+    halueval = corpus_pairs("halueval_qa", get_spec("halueval_qa").build(raw).frame).head(24)
+    pairs = pd.concat([wice, halueval], ignore_index=True).sample(frac=1.0, random_state=0).reset_index(drop=True)
+    return pairs.assign(split=["validation"] * 16 + ["train"] * 32)
+
+
+def test_batch_labels_sit_on_the_hypothesis_pieces(token_mixture):
+    _, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=96))
+    frame = token_mixture.head(8)
+    pairs = list(zip(frame["text_a"], frame["text_b"], strict=True))
+    encoded = encode_pairs(tokenizer, pairs, 96)
+    targets = row_targets(frame)
+    targets.tokens = token_targets(frame, tokenizer, encoded)
+    ids, _, _ = pad_batch(encoded, list(range(8)), tokenizer.pad_token_id, torch.device("cpu"))
+    labels = batch_token_labels(targets, encoded, list(range(8)), ids.shape[1])
+    for row, (hypothesis, spans) in enumerate(zip(frame["text_b"], frame["unsupported_spans"], strict=True)):
+        pieces = tokenizer(hypothesis, add_special_tokens=False, return_offsets_mapping=True)
+        kept = int(encoded.hypothesis_kept[row])
+        labelled = (labels[row] != -100).numpy()
+        assert ids[row][labelled].tolist() == pieces["input_ids"][:kept]  # exactly the kept hypothesis pieces
+        unsupported = [any(s < end and e > start for start, end in json.loads(spans)) for s, e in pieces["offset_mapping"][:kept]]
+        assert labels[row][labelled].tolist() == [int(flag) for flag in unsupported]
+
+
+def test_training_trains_the_token_head_and_validates_it(token_mixture, tmp_path):
+    settings = replace(TINY_ALIGNER, epochs=2, token_head=True)
+    network, tokenizer, log = train_aligner(token_mixture, settings, device="cpu", precision="fp32")
+    assert network.unsupported is not None
+    assert "train_loss_tokens" in log["epochs"][0] and log["counts"]["train_pieces_unsupported"] > 0
+    assert 0.0 <= log["epochs"][-1]["validation_token_auc"] <= 1.0
+    # a saved aligner keeps its head; one trained without it loads without it
+    save_aligner(network, tokenizer, tmp_path / "with", {"settings": "test"})
+    loaded, _ = load_aligner(tmp_path / "with")
+    assert loaded.unsupported is not None and torch.equal(loaded.unsupported.weight, network.unsupported.weight)
+    plain, _, _ = train_aligner(token_mixture, replace(TINY_ALIGNER, epochs=1, token_head=False), device="cpu")
+    save_aligner(plain, tokenizer, tmp_path / "without", {"settings": "test"})
+    assert load_aligner(tmp_path / "without")[0].unsupported is None
+
+
+# Inference
+
+
+def test_score_tokens_reads_each_hypothesis_piece_and_the_engines_support(token_mixture):
+    torch.manual_seed(3)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=96, token_head=True))
+    scorer = AlignerScorer(network, tokenizer, device="cpu")
+    pairs = list(zip(token_mixture["text_a"].head(12), token_mixture["text_b"].head(12), strict=True))
+    result = score_tokens(scorer, pairs, EngineSettings(token_budget=600, progress=False))
+    engine = score_pairs(scorer, pairs, EngineSettings(token_budget=600, progress=False))
+    np.testing.assert_allclose(result.support, engine.scores, atol=1e-5)  # the same batches read the 3-way head alike
+    for (_, hypothesis), offsets, unsupported, cut in zip(
+        pairs, result.offsets, result.unsupported, result.hypothesis_pieces_cut, strict=True
+    ):
+        tokens = tokenizer.convert_ids_to_tokens(tokenizer(hypothesis, add_special_tokens=False)["input_ids"])
+        assert len(offsets) == len(unsupported) == len(tokens) - cut
+        for (start, end), token in zip(offsets, tokens, strict=False):  # the uncased tokenizer drops accents
+            plain = "".join(
+                c for c in unicodedata.normalize("NFD", hypothesis[start:end].lower()) if not unicodedata.combining(c)
+            )
+            assert token == "[UNK]" or plain == token.removeprefix("##")
+        assert ((unsupported > 0) & (unsupported < 1)).all()
+    # each pair alone, unpadded: the same probabilities as in its length batch
+    alone = score_tokens(scorer, pairs[:1], EngineSettings(progress=False))
+    np.testing.assert_allclose(alone.unsupported[0], result.unsupported[0], atol=1e-5)
+
+
+def test_unsupported_phrases_worked_by_hand():
+    text = "A dog sat on the mat in 2015."
+    offsets = np.array([[0, 1], [2, 5], [6, 9], [10, 12], [13, 16], [17, 20], [21, 23], [24, 28], [28, 29]])
+    p = np.array([0.1, 0.9, 0.2, 0.1, 0.1, 0.1, 0.6, 0.7, 0.3])
+    # "dog" alone; "in" and "2015." merge (only a space between): the phrase's probability is its largest
+    assert unsupported_phrases(text, offsets, p, 0.5) == [(2, 5, 0.9), (21, 29, 0.7)]
+    assert unsupported_phrases(text, offsets, p, 0.95) == []
+
+
+def test_checker_spans_name_their_sentence():
+    output = "Cats purr. Dogs fly."
+    pieces = [
+        {"start": 0, "end": 4, "support": 0.9},
+        {"start": 5, "end": 9, "support": 0.8},
+        {"start": 9, "end": 10, "support": 0.9},
+        {"start": 11, "end": 15, "support": 0.7},
+        {"start": 16, "end": 19, "support": 0.2},
+        {"start": 19, "end": 20, "support": 0.9},
+    ]
+    result = {"tokens": pieces, "sentences": [{"start": 0, "end": 10}, {"start": 11, "end": 20}]}
+    spans = span_records(result, output, 0.5)
+    assert spans == [{"text": "fly.", "start": 16, "end": 20, "probability": pytest.approx(0.8), "sentence": 1}]
+    assert span_records({"tokens": None, "sentences": []}, output, 0.5) == []
+
+
+# The localisation analysis reads the token detail as a scorer of its own
+
+
+def test_localisation_evaluates_the_token_detail_as_its_own_scorer(tmp_path):
+    def pieces(output: str, supports: dict[str, float]) -> list[dict]:
+        found, position = [], 0
+        for text, value in supports.items():
+            start = output.index(text.strip("#"), position)
+            found.append({"start": start, "end": start + len(text.strip("#")), "support": value})
+            position = start + len(text.strip("#"))
+        return found
+
+    tokens = {
+        "d1": pieces("Cats purr. Dogs bark.", {"Cats": 0.9, "purr": 0.9, ".": 0.9, "Dogs": 0.4, "bark": 0.3, "#.": 0.9}),
+        "d2": pieces("Birds sing.", {"Birds": 0.2, "sing": 0.3, ".": 0.9}),
+        # "fly" read as two pieces: the gold token takes the lower support
+        "t1": pieces("Fish swim. Fish fly.", {"Fish": 0.9, "swim": 0.9, ".": 0.9, "#Fish": 0.8, "f": 0.3, "ly": 0.6, "#.": 0.9}),
+        "t2": pieces("Snow is hot.", {"Snow": 0.9, "is": 0.9, "hot": 0.1, ".": 0.9}),
+    }
+    scored = [
+        ("d1", [sentence("Cats purr. Dogs bark.", "Cats purr.", 0.9), sentence("Cats purr. Dogs bark.", "Dogs bark.", 0.6)]),
+        ("d2", [sentence("Birds sing.", "Birds sing.", 0.7)]),
+        ("t1", [sentence("Fish swim. Fish fly.", "Fish swim.", 0.95), sentence("Fish swim. Fish fly.", "Fish fly.", 0.8)]),
+        ("t2", [sentence("Snow is hot.", "Snow is hot.", 0.2)]),
+    ]
+    gold, path = write_inputs(tmp_path, HAND_GOLD, scored)
+    frame = pd.read_parquet(path)
+    frame["tokens"] = [tokens[example_id] for example_id in frame["example_id"]]
+    frame.to_parquet(path)
+    run(tmp_path, gold, [path])
+    table = pd.read_csv(tmp_path / "tokens.csv")
+    rows = table[table["scorer"] == "alignscore_tokens"].set_index("policy")
+    support = np.array([0.9, 0.9, 0.9, 0.8, 0.3, 0.9, 0.9, 0.9, 0.1, 0.9])  # t1, t2 tokens, by hand
+    y = np.array([0, 0, 0, 0, 1, 0, 0, 0, 1, 0])
+    assert rows.loc["fixed05", "roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
+    assert rows.loc["fixed05", ["precision", "recall"]].tolist() == pytest.approx([1.0, 1.0])
+    assert set(table["scorer"]) == {"alignscore", "alignscore_tokens"}
