@@ -72,19 +72,29 @@ def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:
     }
     retrieval = {
         "summary": [
-            {"method": "binary_search", "k": 1, "claims": 328, "recall": 0.173, "hit": 0.317, "mean_calls": 14.2},
-            {"method": "brute_force", "k": 3, "claims": 328, "recall": 0.586, "hit": 0.82, "mean_calls": 123.2},
+            {
+                "split": "test",
+                "method": "binary_search",
+                "k": 1,
+                "claims": 328,
+                "recall": 0.173,
+                "hit": 0.317,
+                "mean_calls": 14.2,
+            },
+            {"split": "test", "method": "brute_force", "k": 3, "claims": 328, "recall": 0.586, "hit": 0.82, "mean_calls": 123.2},
+            {"split": "dev", "method": "best_chunk", "k": 1, "claims": 300, "recall": 0.3, "hit": 0.4, "mean_calls": 20.0},
         ]
     }
     table = localisation_frame(pd.DataFrame([TOKENS]), report, retrieval)
-    assert list(table["scorer"]) == ["alignscore", "annotators", "scale binary_search", "scale brute_force"]
+    assert list(table["scorer"]) == ["alignscore", "annotators", "scale binary_search", "scale brute_force", "best_chunk"]
+    assert table.iloc[4]["gold"] == "wice_claims evidence (dev)"
     annotators = table.iloc[1]
     assert (annotators["gold"], annotators["n"], annotators["F1"]) == ("xsumfaith_spans", 33000, 0.5123)
     assert annotators["policy"] == "pairwise, kappa 0.211"
     assert pd.isna(annotators["precision"]) and pd.isna(annotators["token AUC"])
     evidence = table.iloc[3]
     assert (evidence["gold"], evidence["policy"], evidence["n"], evidence["recall"]) == (
-        "wice_claims evidence",
+        "wice_claims evidence (test)",
         "top 3",
         328,
         0.586,

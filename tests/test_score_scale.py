@@ -19,6 +19,8 @@ from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.models.aligner import AlignerScorer, load_pair_scorer, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.preprocess.benchmark import sentence_units
+from factlab.preprocess.chunking import alignscore_chunks
+from factlab.preprocess.sentences import Sentence
 from factlab.score.scale import (
     EngineScores,
     RetrievalSettings,
@@ -34,7 +36,7 @@ from factlab.score.scale import (
     whole_premise,
     window_premises,
 )
-from factlab.score.scale_retrieval import evaluate_retrieval, hit, read_claims, recall
+from factlab.score.scale_retrieval import ChunkSettings, evaluate_retrieval, hit, read_claims, recall
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ENGINE = EngineSettings(progress=False)
@@ -254,6 +256,31 @@ def test_retrieval_on_real_claims_matches_the_reference_loop(wice: pd.DataFrame,
     brute_3 = next(s for s in summary if (s["method"], s["k"]) == ("brute_force", 3))
     assert brute_3["recall"] == pytest.approx(table.query("method == 'brute_force' and k == 3")["recall"].mean())
     assert brute_3["mean_calls"] == pytest.approx((19 + 15 + 22) / 3)
+
+
+def test_best_chunk_retrieval_is_the_best_sentences_of_the_best_chunk(wice: pd.DataFrame, scorer: AlignerScorer) -> None:
+    """best_chunk @k: AlignScore's chunks of the page (as factlab.preprocess.chunking makes them), the best by single
+    pair, then its k best sentences scored alone; against single pairs."""
+    retrieval = from_mapping(RetrievalSettings, RETRIEVAL, "r")
+    claims, _ = read_claims(wice, "wice.jsonl", retrieval)
+    table, summary = evaluate_retrieval(claims, EngineScores(scorer, ENGINE), retrieval, whole_premise, ChunkSettings(60))
+    assert len(table) == 3 * 2 * 3 and {row["split"] for row in summary} == {"test"}
+
+    def one(premise: str, hypothesis: str) -> float:
+        return float(reference_scores(scorer, [(premise, hypothesis)], pad_to=256)[0])
+
+    for claim in claims:
+        task = claim.task
+        sentences = [Sentence(task.source[a:b], a, b) for a, b in task.units]
+        chunks, _ = alignscore_chunks(sentences, 60)
+        best = chunks[int(np.argmax([one(chunk.text, task.hypothesis) for chunk in chunks]))]
+        alone = np.array([one(sentence.text, task.hypothesis) for sentence in sentences[best.first : best.stop]])
+        for k in (1, 3):
+            row = table[(table["example_id"] == claim.example_id) & (table["method"] == "best_chunk") & (table["k"] == k)]
+            expected = [best.first + int(i) for i in np.argsort(-alone, kind="stable")[:k]]
+            assert json.loads(row["retrieved"].item()) == expected
+            assert row["calls"].item() == len(chunks) + best.stop - best.first
+            assert row["recall"].item() == recall(expected, claim.supporting)
 
 
 def test_windowed_groups_cost_one_call_per_window(wice: pd.DataFrame, scorer: AlignerScorer) -> None:

@@ -236,3 +236,31 @@ def test_localisation_evaluates_the_token_detail_as_its_own_scorer(tmp_path):
     assert rows.loc["fixed05", "roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
     assert rows.loc["fixed05", ["precision", "recall"]].tolist() == pytest.approx([1.0, 1.0])
     assert set(table["scorer"]) == {"alignscore", "alignscore_tokens"}
+
+
+def test_checker_token_threshold_is_the_validation_tuned_one(tmp_path):
+    from factlab.checker.package_command import token_threshold
+
+    def tuned(value: float) -> dict:
+        return {"thresholds": {"val_tuned": value}}
+
+    report = {
+        "datasets": {
+            "xsumfaith_spans": {"split": {"kind": "documents"}, "scorers": {"alignscore_tokens": tuned(0.4)}},
+            "wice_tokens": {
+                "split": {"kind": "upstream", "validation": "dev", "evaluated": "test"},
+                "scorers": {"alignscore": tuned(0.9), "alignscore_tokens": tuned(0.3)},
+            },
+        }
+    }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    threshold, source = token_threshold(str(path))
+    assert threshold == pytest.approx(0.7) and "wice_tokens (dev)" in source  # WiCE's dev split first; 1 - support
+    del report["datasets"]["wice_tokens"]
+    path.write_text(json.dumps(report))
+    assert token_threshold(str(path))[0] == pytest.approx(0.6)
+    assert token_threshold(None) == (0.5, "default 0.5 (no validation threshold recorded with this model)")
+    # the checker marks exactly the words the analysis flags at that threshold: support 0.3 is not below 0.3
+    offsets, p = np.array([[0, 3], [4, 7]]), np.array([0.7, 0.71])
+    assert unsupported_phrases("Bad cat", offsets, p, 0.7) == [(4, 7, 0.71)]

@@ -1,6 +1,7 @@
 # Checker: the trained aligner as the folder `factlab check` and `factlab.Checker` load (factlab.checker), and how
 # long a user waits for it. Commands: `factlab checker …` (src/factlab/checker/).
-#   results/checker/model/             weights, checker.json (the tuned reading, the validation threshold), README.md
+#   results/checker/model/             weights, checker.json (the tuned reading, the validation thresholds of the
+#                                      score and of the token head), README.md
 #   results/checker/check_latency.json   cold start and seconds per example of `factlab check`, against targets
 
 # The validation cuts AlignScore scores: the checker's threshold is tuned on them (as metaeval's val_tuned).
@@ -25,6 +26,10 @@ rule package_checker:
         data=expand("results/data/{benchmark}.parquet", benchmark=CHECKER_VALIDATION),
         mixture=rules.build_training_mixture.output.report,
         leakage=rules.check_training_leakage.output,
+        # the token head's validation-tuned threshold (WiCE dev, else XSumFaith's validation documents)
+        localisation=(
+            rules.evaluate_localisation.output.report if LOCALISATION_RUN else []
+        ),
         code=code("checker", "package"),
     output:
         directory(CHECKER_DIR),
@@ -34,6 +39,9 @@ rule package_checker:
         CONDA_ENV
     params:
         aligner=lambda wildcards, input: str(Path(input.aligner).parent),
+        localisation=lambda wildcards, input: (
+            f"--localisation-report {input.localisation}" if input.localisation else ""
+        ),
         settings=json.dumps(
             {
                 "chunk_policy": param("preprocess.alignscore.policy"),
@@ -47,7 +55,7 @@ rule package_checker:
     shell:
         "factlab checker package --aligner {params.aligner} --choice {input.choice} "
         "--validation-scores {input.scores} --validation-data {input.data} --mixture-report {input.mixture} "
-        "--leakage {input.leakage} --settings {params.settings:q} --out-dir {output} > {log} 2>&1"
+        "--leakage {input.leakage} --settings {params.settings:q} {params.localisation} --out-dir {output} > {log} 2>&1"
 
 
 CHECK_LATENCY = param("check.latency")

@@ -351,6 +351,8 @@ rule scale_retrieval:
     input:
         data="results/data/wice_claims.parquet",
         model=list(ALIGNER_MODEL.values()) if TRAINED_SCALE else [],
+        # the tuned chunk size: the best-chunk evidence of AlignScore and `factlab check`, measured beside SCALE's
+        choice=rules.tune_alignscore.output.choice,
         code=code("score", "scale-retrieval"),
     output:
         table="results/score/wice_claims/scale_retrieval.csv",
@@ -373,9 +375,11 @@ rule scale_retrieval:
         max_batch_pairs=param("score.engine.max_batch_pairs"),
         precision=param("score.engine.precision"),
         device=param("score.device"),
+        chunk_policy=param("preprocess.alignscore.policy"),
     shell:
         "factlab score scale-retrieval --data {input.data} --model {params.model:q} "
         "--entailment-label {params.entailment_label:q} --settings {params.settings:q} "
+        "--alignscore-choice {input.choice} --chunk-policy {params.chunk_policy} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
         "--threads {threads} --device {params.device} --out {output.table} --report {output.report} > {log} 2>&1"
 

@@ -19,7 +19,7 @@ chunk that supports it best) and `evidence` (the source sentences of that chunk 
 first, with their offsets in the source and support); and `spans`: the output's unsupported phrases, when the
 model has a token head (factlab.models.token_support): character offsets in the output, the text, the
 largest P(unsupported) of its words, and the output sentence it lies in; a word is marked when its
-P(unsupported) reaches the token threshold recorded with the model.
+P(unsupported) passes the token threshold recorded with the model.
 """
 
 from __future__ import annotations

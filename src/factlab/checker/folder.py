@@ -42,7 +42,7 @@ class CheckerSettings:
     precision: str = "auto"
     threshold: float = 0.5
     threshold_source: str = "default 0.5 (no validation threshold recorded with this model)"
-    token_threshold: float = 0.5  # a word is marked unsupported iff its P(unsupported) >= this (aligners with a token head)
+    token_threshold: float = 0.5  # a word is marked unsupported iff its P(unsupported) > this (aligners with a token head)
     token_threshold_source: str = "default 0.5 (no validation threshold recorded with this model)"
     entailment_label: str = "entailment"
     validation: dict[str, Any] = field(default_factory=dict)

@@ -45,6 +45,11 @@ def register(commands: Any) -> None:
     package.add_argument("--mixture-report", required=True)
     package.add_argument("--leakage", required=True)
     package.add_argument("--settings", type=json_object, required=True, help="JSON: the pipeline's reading settings")
+    package.add_argument(
+        "--localisation-report",
+        default=None,
+        help="results/metaeval/localisation/report.json: the token head's validation-tuned threshold (alignscore_tokens)",
+    )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
 
@@ -77,6 +82,30 @@ def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | No
     }
 
 
+# The gold whose validation part tunes the token threshold, in order of preference: WiCE's dev split is a validation
+# split of its own; XSumFaith's is a seeded share of its documents (metaeval.localisation.val_fraction).
+TOKEN_THRESHOLD_GOLD = ("wice_tokens", "xsumfaith_spans")
+TOKEN_SCORER = "alignscore_tokens"
+
+
+def token_threshold(report_path: str | None) -> tuple[float, str]:
+    """P(unsupported) above which the checker marks a word: 1 - the localisation analysis's validation-tuned support
+    threshold of the token head (a token is flagged iff its support is below it), and where it was tuned."""
+    default = CheckerSettings.token_threshold, CheckerSettings.token_threshold_source
+    if report_path is None:
+        return default
+    datasets = _read_json(Path(report_path)).get("datasets", {})
+    for gold in TOKEN_THRESHOLD_GOLD:
+        entry = datasets.get(gold, {})
+        tuned = entry.get("scorers", {}).get(TOKEN_SCORER, {}).get("thresholds", {}).get("val_tuned")
+        if tuned is not None:
+            split = entry.get("split", {})
+            where = split.get("validation") if split.get("kind") == "upstream" else "validation documents"
+            source = f"maximises token F1 of the token head on {gold} ({where}), flagged iff support < {round(float(tuned), 6)}"
+            return round(1.0 - float(tuned), 6), source
+    return default
+
+
 def checker_settings(args: argparse.Namespace) -> CheckerSettings:
     choice = json.loads(Path(args.choice).read_text())
     threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data)
@@ -92,6 +121,8 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
             support_head=str(choice["support_head"]),
             threshold=round(float(threshold), 6) if threshold is not None else 0.5,
             threshold_source=source,
+            token_threshold=token_threshold(getattr(args, "localisation_report", None))[0],
+            token_threshold_source=token_threshold(getattr(args, "localisation_report", None))[1],
             validation={
                 "threshold": chosen_on,
                 "tuning_mean_roc_auc": choice.get("mean_roc_auc"),

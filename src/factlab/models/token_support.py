@@ -6,8 +6,8 @@ does: factlab.models.engine) and returns, per pair, the 3-way support and each k
 piece's character span in the hypothesis with its P(unsupported). Word pieces cut to fit
 `max_length` have no probability: they are counted, never guessed.
 
-`unsupported_phrases` turns one hypothesis's pieces into phrases a reader sees: pieces at or above
-the threshold, grown to whole words (a word is as unsupported as its most unsupported piece), and
+`unsupported_phrases` turns one hypothesis's pieces into phrases a reader sees: pieces above the
+threshold, grown to whole words (a word is as unsupported as its most unsupported piece), and
 words separated only by spaces merged, each phrase with its largest probability.
 """
 
@@ -91,10 +91,11 @@ def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) ->
 def unsupported_phrases(
     text: str, offsets: np.ndarray, unsupported: np.ndarray, threshold: float
 ) -> list[tuple[int, int, float]]:
-    """(start, end, probability) of each phrase of flagged words (P(unsupported) >= threshold); adjacent words merge."""
+    """(start, end, probability) of each phrase of flagged words (P(unsupported) > threshold, i.e. support below
+    1 - threshold, the localisation analysis's rule); adjacent words merge."""
     phrases: list[list[float]] = []
     for start, end, probability in word_unsupported(text, offsets, unsupported):
-        if probability < threshold:
+        if probability <= threshold:
             continue
         if phrases and not text[int(phrases[-1][1]) : start].strip():
             phrases[-1][1], phrases[-1][2] = end, max(phrases[-1][2], probability)

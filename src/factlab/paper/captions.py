@@ -119,18 +119,20 @@ LOCALISATION = (
     "a gold run found when a flagged run overlaps it), and token ROC AUC; F1 and AUC with 95\\% CIs from a "
     "bootstrap over source documents. "
     "Annotators: how far the workers agree on the evaluated outputs (all of them, scored or not), the mean over pairs "
-    "of workers of one's token F1 against the other's marks, and Fleiss' $\\kappa$ over tokens. Evidence: SCALE's "
-    "retrieval of WiCE's annotated supporting sentences (test claims; n counts claims, tokens elsewhere), recall@k "
-    "of the best annotated set by binary search and by ranking every sentence (the retrieval table has its costs)."
+    "of workers of one's token F1 against the other's marks, and Fleiss' $\\kappa$ over tokens. Evidence: retrieval "
+    "of WiCE's annotated supporting sentences (dev and test claims; n counts claims, tokens elsewhere), recall@k of "
+    "the best annotated set by SCALE's binary search, by ranking every sentence, and by ranking the sentences of the "
+    "best AlignScore chunk (best\\_chunk, the evidence factlab reports; the retrieval table has the costs)."
 )
 
 
 def _retrieval(search: str) -> str:
     return (
-        "SCALE's evidence retrieval on WiCE claims with annotated supporting sentences: binary search over source "
-        f"sentences ({search}) "
-        "against a brute-force ranking of every sentence; recall@k of the best annotated set, hit@k (any "
-        "supporting sentence found), and model calls per claim."
+        "Evidence retrieval on WiCE claims with annotated supporting sentences, per split: SCALE's binary search over "
+        f"source sentences ({search}) "
+        "against a brute-force ranking of every sentence and a ranking of the sentences of the best AlignScore chunk "
+        "(best\\_chunk: the evidence the AlignScore scorer and factlab check report); recall@k of the best annotated "
+        "set, hit@k (any supporting sentence found), and model calls per claim."
     )
 
 

@@ -173,9 +173,10 @@ def localisation_frame(
                 }
             )
     for row in (retrieval_report or {}).get("summary", []):
+        method = row["method"] if row["method"] == "best_chunk" else f"scale {row['method']}"
         extra.append(
-            {"gold": EVIDENCE_GOLD, "scorer": f"scale {row['method']}", "policy": f"top {row['k']}", "n": row["claims"]}
-            | {"recall": row["recall"]}
+            {"gold": f"{EVIDENCE_GOLD} ({row['split']})", "scorer": method, "policy": f"top {row['k']}"}
+            | {"n": row["claims"], "recall": row["recall"]}
         )
     if not extra:
         return frame
@@ -186,6 +187,7 @@ def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
+                "split": row["split"],
                 "method": row["method"],
                 "k": row["k"],
                 "claims": row["claims"],

@@ -7,6 +7,7 @@ import argparse
 import json
 import time
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from factlab.commands import positive_int, write_report
@@ -25,6 +26,12 @@ def register(commands: Any) -> None:
     add_model_arguments(retrieval)
     retrieval.add_argument("--settings", required=True, help="JSON of score.scale (without the model keys)")
     retrieval.add_argument("--threads", type=positive_int, required=True)
+    retrieval.add_argument(
+        "--alignscore-choice",
+        default=None,
+        help="results/score/alignscore_choice.json: its words_per_chunk chunks the page for the best_chunk method",
+    )
+    retrieval.add_argument("--chunk-policy", default="reference", help="AlignScore's chunk policy (preprocess.alignscore.policy)")
     retrieval.add_argument("--out", required=True, help="CSV: one row per (claim, method, k)")
     retrieval.add_argument("--report", required=True, help="JSON: recall@k, hit@k and mean calls per method")
     retrieval.set_defaults(func=run_scale_retrieval)
@@ -52,7 +59,7 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     from factlab.models.aligner import load_pair_scorer
     from factlab.runtime import set_threads
     from factlab.score.scale import EngineScores, whole_premise, window_premises
-    from factlab.score.scale_retrieval import evaluate_retrieval, read_claims
+    from factlab.score.scale_retrieval import ChunkSettings, evaluate_retrieval, read_claims
 
     settings = scale_settings(args.settings)
     set_threads(args.threads)
@@ -65,7 +72,11 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     load_seconds = time.perf_counter() - started
     engine = engine_settings(args, scorer.device)
     score = EngineScores(scorer, engine, description="scale retrieval pairs")
-    table, summary = evaluate_retrieval(claims, score, settings.retrieval, premises)
+    chunking = None
+    if args.alignscore_choice:
+        choice = json.loads(Path(args.alignscore_choice).read_text())
+        chunking = ChunkSettings(int(choice["words_per_chunk"]), args.chunk_policy)
+    table, summary = evaluate_retrieval(claims, score, settings.retrieval, premises, chunking)
     write_text(table.to_csv(index=False), args.out)
     report = {
         "scorer": "scale_retrieval",
@@ -73,6 +84,7 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
         "device": str(scorer.device),
         "precision": engine.precision,
         "settings": asdict(settings),
+        "best_chunk": asdict(chunking) if chunking is not None else None,
         "summary": summary,
         **counts,
         **score.counts,

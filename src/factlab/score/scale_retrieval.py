@@ -7,7 +7,10 @@ are all empty (not supported) have nothing to retrieve and are left out, counted
 
 Per claim and k: binary search @k = the search stopped as soon as at most k sentences are left
 (so it may return fewer than k: 5 sentences in groups 2 + 2 + 1 can end on 1), with the calls it
-took to get there; brute force @k = the k best sentences scored alone (n calls, whatever k).
+took to get there; brute force @k = the k best sentences scored alone (n calls, whatever k); best
+chunk @k = the k best sentences, scored alone, inside the best-scoring AlignScore chunk of the page
+(the evidence the AlignScore scorer and `factlab check` report: factlab.score.alignscore), with the
+chunk size the AlignScore tuning chose (chunks + that chunk's sentences calls).
 - recall@k = max over the alternative sets S of |retrieved ∩ S| / |S| (how much of one complete
   set of evidence was found);
 - hit@k = 1 if a retrieved sentence is in any set (SCALE's ScreenEval measure: the retrieved
@@ -25,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import DataError
+from factlab.preprocess.chunking import AlignScorePolicy, alignscore_chunks
+from factlab.preprocess.sentences import Sentence
 from factlab.score.scale import (
     PairScores,
     Premises,
@@ -37,7 +42,7 @@ from factlab.score.scale import (
 )
 
 COLUMNS = ("example_id", "split", "source", "output", "wice_label", "supporting_sentences", "evidence_offsets")
-METHODS = ("binary_search", "brute_force")
+METHODS = ("binary_search", "brute_force", "best_chunk")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class Claim:
     wice_label: str
     task: SearchTask
     supporting: tuple[tuple[int, ...], ...]  # the non-empty alternative sets of evidence indices
+    split: str  # WiCE's split (dev, test): summarised apart
 
 
 def read_claims(frame: pd.DataFrame, path: str, settings: RetrievalSettings) -> tuple[list[Claim], dict[str, int]]:
@@ -65,7 +71,8 @@ def read_claims(frame: pd.DataFrame, path: str, settings: RetrievalSettings) -> 
             continue
         if not isinstance(row.output, str) or not row.output.strip():
             raise DataError("not a non-empty string", **where, field="output")
-        claims.append(Claim(str(row.example_id), str(row.wice_label), SearchTask(row.source, spans, row.output), sets))
+        task = SearchTask(row.source, spans, row.output)
+        claims.append(Claim(str(row.example_id), str(row.wice_label), task, sets, str(row.split)))
     counts = {"claims_in_splits": len(rows), "claims_without_support": without_support, "claims_with_support": len(claims)}
     if settings.max_claims:
         claims = claims[: settings.max_claims]
@@ -125,24 +132,57 @@ def hit(retrieved: Sequence[int], supporting: Sequence[Sequence[int]]) -> bool:
     return bool(set(retrieved) & {i for group in supporting for i in group})
 
 
+def best_chunks(tasks: Sequence[SearchTask], score: PairScores, chunking: ChunkSettings) -> list[tuple[range, int]]:
+    """Each task's best AlignScore chunk of its sentences (their range, and the chunks scored)."""
+    found, pairs, owners = [], [], []
+    for index, task in enumerate(tasks):
+        sentences = [Sentence(task.source[start:end], start, end) for start, end in task.units]
+        chunks, _ = alignscore_chunks(sentences, chunking.words_per_chunk, chunking.policy)
+        found.append([range(chunk.first, chunk.stop) for chunk in chunks])
+        pairs += [(chunk.text, task.hypothesis) for chunk in chunks]
+        owners += [index] * len(chunks)
+    values = np.asarray(score(pairs), dtype=np.float64) if pairs else np.empty(0)
+    best: list[tuple[range, int]] = []
+    for index, ranges in enumerate(found):
+        mine = values[np.asarray(owners) == index]
+        best.append((ranges[int(np.argmax(mine))], len(ranges)))  # first on ties, as AlignScore's max
+    return best
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    words_per_chunk: int
+    policy: AlignScorePolicy = "reference"
+
+
 def evaluate_retrieval(
-    claims: Sequence[Claim], score: PairScores, settings: RetrievalSettings, premises: Premises
+    claims: Sequence[Claim],
+    score: PairScores,
+    settings: RetrievalSettings,
+    premises: Premises,
+    chunking: ChunkSettings | None = None,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """One row per (claim, method, k), and the summary per (method, k)."""
+    """One row per (claim, method, k), and the summary per (split, method, k); `best_chunk` only with `chunking`."""
     tasks = [claim.task for claim in claims]
     paths = binary_search(tasks, score, settings.branches, settings.split, premises)
     alone = brute_force(tasks, score)
+    chunked = best_chunks(tasks, score, chunking) if chunking is not None else [None] * len(tasks)
     rows = []
-    for claim, path, scores in zip(claims, paths, alone, strict=True):
+    for claim, path, scores, chunk in zip(claims, paths, alone, chunked, strict=True):
         for k in settings.ks:
             step = at_most(path, k)
             found = {"binary_search": (list(range(step.first, step.stop)), step.calls, step.score)}
             best = top_k(scores, k)
             found["brute_force"] = (best, len(scores), float(scores[best[0]]))
+            if chunk is not None:
+                sentences, n_chunks = chunk
+                inside = [sentences[i] for i in top_k(scores[sentences.start : sentences.stop], k)]
+                found["best_chunk"] = (inside, n_chunks + len(sentences), float(scores[inside[0]]))
             for method, (retrieved, calls, top_score) in found.items():
                 rows.append(
                     {
                         "example_id": claim.example_id,
+                        "split": claim.split,
                         "wice_label": claim.wice_label,
                         "n_sentences": len(claim.task.units),
                         "method": method,
@@ -161,11 +201,12 @@ def evaluate_retrieval(
 
 
 def summarise(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """Mean recall, hit rate, calls and retrieved sentences per (method, k)."""
+    """Mean recall, hit rate, calls and retrieved sentences per (split, method, k)."""
     summary = []
-    for (method, k), group in table.groupby(["method", "k"], sort=True):
+    for (split, method, k), group in table.groupby(["split", "method", "k"], sort=True):
         summary.append(
             {
+                "split": split,
                 "method": method,
                 "k": int(k),
                 "claims": len(group),
