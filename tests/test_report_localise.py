@@ -27,6 +27,7 @@ from factlab.report.assets import PAGE_CSS, PAGE_JS
 from factlab.report.localise import (
     LocaliseSettings,
     build_payload,
+    checker_thresholds,
     disagrees,
     flatten_metrics,
     read_gold,
@@ -111,7 +112,60 @@ def test_payload_matches_hand_worked_values() -> None:
         "n_qas": 0,
         "n_gold_spans": 0,
         "n_with_gold": 0,
+        "n_predicted_spans": 0,
     }
+
+
+def token_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Example b scored with evidence sentences and token support: "bark" unsupported (P 0.8), the rest supported."""
+    data, scores = hand_tables()
+    scores = scores[scores["example_id"] == "b"].copy()
+    evidence = [
+        {"source_sentence": 1, "start": 18, "end": 37, "support": 0.7},
+        {"source_sentence": 0, "start": 0, "end": 17, "support": 0.1},
+    ]
+    scores["sentences"] = [
+        [sentence(0, 10, 0.9, (0, 37)) | {"evidence": evidence[::-1]}, sentence(11, 21, 0.2, (0, 37)) | {"evidence": evidence}]
+    ]
+    pieces = [(0, 4, 0.9), (5, 9, 0.9), (9, 10, 0.95), (11, 15, 0.7), (16, 20, 0.2), (20, 21, 0.9)]
+    scores["tokens"] = [[{"start": a, "end": b, "support": v} for a, b, v in pieces]]
+    return data, scores
+
+
+def test_evidence_sentences_and_predicted_spans_enter_the_payload() -> None:
+    data, scores = token_tables()
+    payload = build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=SETTINGS)
+    (b,) = payload["examples"]
+    # each sentence's evidence is its best sentence inside the best chunk, not the chunk
+    assert [s["evidence"] for s in b["sentences"]] == [[[0, 17]], [[18, 37]]]
+    assert payload["evidence_kind"] == "best source sentence of the best chunk"
+    assert b["spans"] == [{"start": 16, "end": 20, "probability": pytest.approx(0.8)}]  # "bark": 1 - 0.2 > 0.5
+    assert payload["summary"]["n_predicted_spans"] == 1
+    strict = LocaliseSettings(threshold=0.5, page_size=50, token_threshold=0.85)
+    assert build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=strict)["examples"][0]["spans"] == []
+
+
+def test_a_token_gold_table_gives_its_unsupported_runs(tmp_path: Path) -> None:
+    # the localisation analysis's gold format, for b and for an example the benchmark lacks (left out)
+    rows = [
+        {"example_id": "b", "token_offsets": json.dumps([[0, 4], [5, 9], [9, 10], [11, 15], [16, 20], [20, 21]]),
+         "token_labels": json.dumps([1, 1, 1, 0, 0, 1])},
+        {"example_id": "zz", "token_offsets": json.dumps([[0, 3]]), "token_labels": json.dumps([0])},
+    ]  # fmt: skip
+    pd.DataFrame(rows).to_parquet(tmp_path / "gold.parquet")
+    gold = read_gold(tmp_path / "gold.parquet")
+    assert gold[["example_id", "start", "end", "side"]].values.tolist() == [["b", 11, 20, "output"], ["zz", 0, 3, "output"]]
+    data, scores = token_tables()
+    payload = build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=SETTINGS, gold=gold)
+    assert payload["examples"][0]["gold"] == [{"side": "output", "start": 11, "end": 20, "note": "unsupported (annotated)"}]
+
+
+def test_checker_thresholds_replace_the_configured_one(tmp_path: Path) -> None:
+    card = {"threshold": 0.61, "threshold_source": "balanced accuracy on validation", "token_threshold": 0.7}
+    (tmp_path / "checker.json").write_text(json.dumps(card | {"token_threshold_source": "token F1 on wice dev"}))
+    settings = checker_thresholds(SETTINGS, str(tmp_path))
+    assert (settings.threshold, settings.token_threshold, settings.page_size) == (0.61, 0.7, 50)
+    assert "balanced accuracy on validation" in settings.threshold_source and "wice dev" in settings.threshold_source
 
 
 def qa_unit(spans: list[list[int]], score: float, chunk: tuple[int, int], kind: str = "qa", question: str = "") -> dict:
@@ -489,6 +543,19 @@ def test_qas_render_in_chromium(tmp_path: Path) -> None:
     assert re.findall(r'<span class="evidence active"[^>]*>([^<]*)</span>', card_a) == [SOURCE_A[18:37]]
     assert "Source \u2014 best chunk for QA 1" in card_a
     assert "evidence of the selected sentence or, without one, the weakest QA" in dom
+
+
+def test_predicted_spans_and_evidence_sentences_render_in_chromium(tmp_path: Path) -> None:
+    data, scores = token_tables()
+    page = tmp_path / "tokens.html"
+    page.write_text(render_html(build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=SETTINGS)))
+    dom, log, _ = browse(page, "#sort=id")
+    assert console_messages(log) == []
+    marked = re.findall(r'<span class="sentence[^"]*predicted"[^>]*title="([^"]*)"[^>]*>([^<]*)</span>', dom)
+    assert [(text, html.unescape(title).splitlines()[-1]) for title, text in marked] == [("bark", "unsupported: P 0.800")]
+    assert "unsupported (token head, P &gt; 0.500)" in dom
+    # the weakest sentence is selected: its best evidence sentence, not the whole chunk, is lit in the source
+    assert re.findall(r'<span class="evidence active"[^>]*>([^<]*)</span>', dom) == [SOURCE_A[18:37]]
 
 
 def test_malicious_text_stays_text_in_chromium(tmp_path: Path) -> None:

@@ -178,8 +178,9 @@ def test_unsupported_phrases_worked_by_hand():
     text = "A dog sat on the mat in 2015."
     offsets = np.array([[0, 1], [2, 5], [6, 9], [10, 12], [13, 16], [17, 20], [21, 23], [24, 28], [28, 29]])
     p = np.array([0.1, 0.9, 0.2, 0.1, 0.1, 0.1, 0.6, 0.7, 0.3])
-    # "dog" alone; "in" and "2015." merge (only a space between): the phrase's probability is its largest
-    assert unsupported_phrases(text, offsets, p, 0.5) == [(2, 5, 0.9), (21, 29, 0.7)]
+    # "dog" alone; "in" and "2015" merge (only a space between), the full stop stays out: the phrase's probability
+    # is its largest
+    assert unsupported_phrases(text, offsets, p, 0.5) == [(2, 5, 0.9), (21, 28, 0.7)]
     assert unsupported_phrases(text, offsets, p, 0.95) == []
 
 
@@ -195,7 +196,7 @@ def test_checker_spans_name_their_sentence():
     ]
     result = {"tokens": pieces, "sentences": [{"start": 0, "end": 10}, {"start": 11, "end": 20}]}
     spans = span_records(result, output, 0.5)
-    assert spans == [{"text": "fly.", "start": 16, "end": 20, "probability": pytest.approx(0.8), "sentence": 1}]
+    assert spans == [{"text": "fly", "start": 16, "end": 19, "probability": pytest.approx(0.8), "sentence": 1}]
     assert span_records({"tokens": None, "sentences": []}, output, 0.5) == []
 
 

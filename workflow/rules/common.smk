@@ -302,8 +302,19 @@ def report_gold(wildcards):
     return REPORT_GOLD.get(wildcards.benchmark, [])
 
 
+def report_checker(wildcards):
+    """The checker folder for AlignScore's page (the trained aligner packaged with its thresholds); none elsewhere."""
+    if (
+        wildcards.scorer == "alignscore"
+        and param("score.alignscore.model") == "trained"
+    ):
+        return "results/checker/model"
+    return []
+
+
 def report_optional_arguments(wildcards, input):
     arguments = [f"--metrics {input.metrics}"] if input.metrics else []
+    arguments += [f"--checker {input.checker}"] if input.checker else []
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 

@@ -9,6 +9,15 @@ if _not_scored:
     )
 REPORT_SCORERS = param("report.localise.scorers") or SCORERS
 REPORT_GOLD = param("report.localise.gold")
+# AlignScore's page reads its thresholds from the checker folder (checker.smk) when it packages the trained aligner.
+REPORT_CHECKER = (
+    "results/checker/model" if param("score.alignscore.model") == "trained" else None
+)
+
+
+def report_checker(wildcards):
+    """The checker folder for AlignScore's page; none for the other scorers."""
+    return REPORT_CHECKER if wildcards.scorer == "alignscore" and REPORT_CHECKER else []
 
 
 rule report_localise:
@@ -17,6 +26,8 @@ rule report_localise:
         scores="results/score/{benchmark}/{scorer}.parquet",
         metrics=report_metrics,
         gold=report_gold,
+        # AlignScore's page: the thresholds recorded with the checker (validation-chosen), not report.localise.threshold
+        checker=report_checker,
         code=code("report", "localise"),
     output:
         "results/report/{benchmark}/{scorer}.html",

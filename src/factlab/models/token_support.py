@@ -7,8 +7,8 @@ piece's character span in the hypothesis with its P(unsupported). Word pieces cu
 `max_length` have no probability: they are counted, never guessed.
 
 `unsupported_phrases` turns one hypothesis's pieces into phrases a reader sees: pieces above the
-threshold, grown to whole words (a word is as unsupported as its most unsupported piece), and
-words separated only by spaces merged, each phrase with its largest probability.
+threshold, grown to whole words (a word is as unsupported as its most unsupported piece; punctuation
+stands alone), and words separated only by spaces merged, each phrase with its largest probability.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from factlab.models.engine import (
     scorer_template,
 )
 
-WORD = re.compile(r"\S+")
+# A word: letters and digits, with inner apostrophes, hyphens and dots ("U.S.", "don't", "2.5"); any other
+# character stands alone, so that a marked word does not take its sentence's full stop along.
+WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*|[^\w\s]")
 
 
 @dataclass
@@ -79,7 +81,7 @@ def score_tokens(
 
 
 def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) -> list[tuple[int, int, float]]:
-    """(start, end, P(unsupported)) of each whitespace-delimited word of `text` that has pieces: its most unsupported piece."""
+    """(start, end, P(unsupported)) of each word of `text` (`WORD`) that has pieces: its most unsupported piece."""
     words = []
     for match in WORD.finditer(text):
         inside = (offsets[:, 0] < match.end()) & (offsets[:, 1] > match.start()) if len(offsets) else np.zeros(0, bool)

@@ -61,6 +61,7 @@ main { padding: 8px 24px 24px; }
 .qas { margin: 2px 0; padding-left: 20px; }
 .qa-item { border-radius: 3px; padding: 0 4px; margin: 1px 0; color: var(--ink); }
 .gold { text-decoration: underline wavy #bf3989; text-decoration-thickness: 2px; text-underline-offset: 3px; }
+.predicted { outline: 2px solid #cf222e; outline-offset: -1px; border-radius: 2px; }
 .notes { margin: 6px 0 0; padding-left: 18px; font-size: 13px; color: var(--muted); }
 .cut { color: #9a6700; }
 .empty { padding: 24px; color: var(--muted); }
@@ -215,6 +216,7 @@ PAGE_JS = r"""
       q.spans.forEach(function (span) { spans.push({ kind: "qa", start: span[0], end: span[1], index: i }); });
     });
     goldSpans(ex, "output").forEach(function (g) { spans.push(g); });
+    ex.spans.forEach(function (p) { spans.push({ kind: "predicted", start: p.start, end: p.end, probability: p.probability }); });
     box.textContent = "";
     pieces(ex.output.length, spans).forEach(function (piece) {
       var node = el("span", null, ex.output.slice(piece.start, piece.end));
@@ -238,6 +240,11 @@ PAGE_JS = r"""
         qas.forEach(function (i) { titles.push(qaTitle(ex, i)); });
       }
       if (gold.length) { node.classList.add("gold"); titles.push(goldTitle(gold)); }
+      var predicted = ofKind(piece, "predicted");
+      if (predicted.length) {
+        node.classList.add("predicted");
+        titles.push("unsupported: P " + fmt(predicted[0].probability));
+      }
       if (titles.length) { node.title = titles.join("\n"); }
       box.appendChild(node);
       if (sentence && piece.end === ex.sentences[sentence.index].end) {
@@ -438,6 +445,9 @@ PAGE_JS = r"""
     swatch(qaPage ? "evidence of the selected sentence or, without one, the weakest QA" : "evidence of the selected sentence",
       "evidence active");
     if (hasGold) { swatch("gold span", "gold"); }
+    if (data.summary.n_predicted_spans > 0) {
+      swatch("unsupported (token head, P > " + fmt(data.token_threshold) + ")", "predicted");
+    }
     legend.appendChild(el("span", null, qaPage
       ? "QAs: each output text coloured by the weakest QA covering it; click a sentence to show its evidence"
       : "click a sentence to show its evidence"));

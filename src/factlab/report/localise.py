@@ -2,8 +2,12 @@
 
 Each output is shown with its sentences coloured by their support score (the scorer's per-sentence
 detail column, `sentences`), the source with the evidence each sentence was matched to highlighted
-(AlignScore: the best chunk; embedding cosine, ROUGE: the best source sentence; OpenIE triples: each
-triple's best source sentence), gold spans where a `--gold` table gives them, and the gold label.
+(AlignScore: the best source sentence inside its best chunk, or the best chunk in a table without
+evidence sentences; embedding cosine, ROUGE: the best source sentence; OpenIE triples: each triple's
+best source sentence), the unsupported phrases the aligner's token head marks (a table with `tokens`,
+at the token threshold), gold spans where a `--gold` table gives them (character spans, or a token
+table's runs of unsupported tokens), and the gold label. With `--checker`, the thresholds are the ones
+recorded with the checker (chosen on validation data), and the page says where they come from.
 QASemConsistency's table (`units`) shows its QAs instead: each QA's predicate and answer coloured in the
 output by the lowest support of the QAs covering them, the QAs listed with their support, and each QA's best
 chunk as evidence; an output it scored by its sentences (no QA) shows those sentences.
@@ -20,7 +24,8 @@ Payload (`build_payload`), the contract between this module and the page's scrip
   examples [{id, system, score, label, source (index), output,
              sentences [{start, end, support, evidence [[start, end], ...], cut}],
              qas [{question, answer, support, spans [[start, end], ...], evidence [[start, end], ...], cut}],
-             gold [{side, start, end, note}]}]
+             gold [{side, start, end, note}], spans [{start, end, probability}]}]
+  token_threshold, threshold_source
 Offsets are character offsets, end exclusive: sentences, QA spans and `side: output` spans into `output`,
 evidence and `side: source` spans into the source.
 """
@@ -59,10 +64,13 @@ METRIC_KEYS = ("benchmark", "scorer")  # columns that select the row of a metric
 
 @dataclass(frozen=True)
 class LocaliseSettings:
-    """params.yaml `report.localise`: threshold (score >= threshold reads as consistent) and examples per page."""
+    """params.yaml `report.localise`: threshold (score >= threshold reads as consistent) and examples per page; the
+    token threshold (a word is marked unsupported when its P(unsupported) is above it) and where both come from."""
 
     threshold: float
     page_size: int
+    token_threshold: float = 0.5
+    threshold_source: str = "report.localise.threshold"
 
 
 def register(commands: Any) -> None:
@@ -76,6 +84,9 @@ def register(commands: Any) -> None:
     localise.add_argument("--page-size", type=positive_int, required=True, help="examples rendered per page")
     localise.add_argument("--gold", help="gold spans: a table (parquet, csv, tsv, jsonl) of example_id, start, end[, side, note]")
     localise.add_argument("--metrics", help="the benchmark's metrics: a CSV (or JSON) row, e.g. results/metaeval/true/auc.csv")
+    localise.add_argument(
+        "--checker", help="a checker folder (results/checker/model): its recorded thresholds replace --threshold"
+    )
     localise.set_defaults(func=run_localise)
 
 
@@ -86,6 +97,8 @@ def run_localise(args: argparse.Namespace) -> None:
     scores_path = args.scores or f"results/score/{args.benchmark}/{args.scorer}.parquet"
     out = args.out or f"results/report/{args.benchmark}/{args.scorer}.html"
     settings = LocaliseSettings(threshold=args.threshold, page_size=args.page_size)
+    if args.checker:
+        settings = checker_thresholds(settings, args.checker)
     gold = read_gold(args.gold) if args.gold else None
     metrics = read_metrics(args.metrics, args.benchmark, args.scorer) if args.metrics else []
     payload = build_payload(
@@ -99,6 +112,15 @@ def run_localise(args: argparse.Namespace) -> None:
     )
     write_text(render_html(payload), out)
     LOGGER.info("%s: %s", out, json.dumps(payload["summary"], sort_keys=True))
+
+
+def checker_thresholds(settings: LocaliseSettings, checker: str) -> LocaliseSettings:
+    """The thresholds recorded in a checker folder's checker.json (factlab.checker.folder), with their sources."""
+    from factlab.checker.folder import CARD_FILE, CheckerSettings
+
+    recorded = CheckerSettings.from_json(Path(checker) / CARD_FILE)
+    source = f"checker: score {recorded.threshold_source}; tokens {recorded.token_threshold_source}"
+    return LocaliseSettings(recorded.threshold, settings.page_size, recorded.token_threshold, source)
 
 
 # --- reading ---------------------------------------------------------------------------------------------------
@@ -116,10 +138,37 @@ def read_table(path: str | Path) -> pd.DataFrame:
     raise FactlabError(f"{path}: unknown table format {suffix!r}; use .parquet, .csv, .tsv, .jsonl or .json")
 
 
+TOKEN_GOLD_COLUMNS = ("example_id", "token_offsets", "token_labels")
+
+
+def token_gold_spans(frame: pd.DataFrame) -> pd.DataFrame:
+    """A token gold table (the localisation analysis's: JSON `token_offsets`, `token_labels` with 0 = unsupported)
+    as character spans: each run of unsupported tokens, from its first token's start to its last one's end."""
+    rows = []
+    for record in frame.itertuples(index=False):
+        offsets, labels = json.loads(record.token_offsets), json.loads(record.token_labels)
+        run: list[int] | None = None
+        for (start, end), label in zip(offsets, labels, strict=True):
+            if int(label) == 0:
+                run = [run[0], int(end)] if run else [int(start), int(end)]
+            elif run:
+                rows.append((str(record.example_id), *run))
+                run = None
+        if run:
+            rows.append((str(record.example_id), *run))
+    spans = pd.DataFrame(rows, columns=["example_id", "start", "end"])
+    return spans.assign(side="output", note="unsupported (annotated)")
+
+
 def read_gold(path: str | Path) -> pd.DataFrame:
     """Gold spans: example_id, start, end (character offsets, end exclusive), optional side (output | source,
-    default output) and note. Offsets are checked against the texts in `build_payload`."""
+    default output) and note; or a token gold table (`TOKEN_GOLD_COLUMNS`), read as its unsupported runs. A token
+    table covers a whole dataset: its examples outside the benchmark are left out (counted in the page's summary).
+    Offsets are checked against the texts in `build_payload`."""
     frame = read_table(path)
+    if all(column in frame.columns for column in TOKEN_GOLD_COLUMNS) and "start" not in frame.columns:
+        frame = token_gold_spans(frame)
+        frame.attrs["whole_dataset"] = True
     missing = [column for column in GOLD_COLUMNS if column not in frame.columns]
     if missing:
         raise DataError(f"gold spans lack columns {missing}", file=path)
@@ -131,8 +180,9 @@ def read_gold(path: str | Path) -> pd.DataFrame:
             raise DataError(f"side {record.side!r} is not one of {list(GOLD_SIDES)}", file=path, record=row, field="side")
         if not (_is_int(record.start) and _is_int(record.end) and 0 <= record.start < record.end):
             raise DataError(f"span [{record.start}, {record.end}) is not 0 <= start < end", file=path, record=row, field="start")
+    whole = frame.attrs.get("whole_dataset", False)
     frame = frame.astype({"example_id": str, "start": "int64", "end": "int64"})
-    frame.attrs["path"] = str(path)
+    frame.attrs.update(path=str(path), whole_dataset=whole)
     return frame
 
 
@@ -193,6 +243,9 @@ def scalar(value: Any) -> Any:
 
 def sentence_evidence(detail: Mapping[str, Any]) -> tuple[list[list[int]], str | None]:
     """A sentence's evidence spans in the source and their kind (None: the scorer records none)."""
+    sentences = detail.get("evidence")
+    if sentences is not None and len(sentences):  # AlignScore's best sentences of the best chunk, best first
+        return [[int(sentences[0]["start"]), int(sentences[0]["end"])]], "best source sentence of the best chunk"
     for start_key, end_key, kind in EVIDENCE_KEYS:
         if start_key in detail and end_key in detail:
             return [[int(detail[start_key]), int(detail[end_key])]], kind
@@ -262,7 +315,9 @@ def gold_by_example(gold: pd.DataFrame | None, known: set[str]) -> dict[str, lis
     if gold is None:
         return {}
     unknown = sorted(set(gold["example_id"]) - known)
-    if unknown:
+    if unknown and gold.attrs.get("whole_dataset"):
+        gold = gold[gold["example_id"].isin(known)]
+    elif unknown:
         raise DataError(
             f"gold spans name {len(unknown)} example_ids the benchmark lacks, e.g. {unknown[:3]}", file=gold.attrs.get("path")
         )
@@ -273,7 +328,26 @@ def gold_by_example(gold: pd.DataFrame | None, known: set[str]) -> dict[str, lis
     return grouped
 
 
-def example_entry(row: Mapping[str, Any], source_index: int, gold: list[dict[str, Any]], kinds: set[str]) -> dict[str, Any]:
+def predicted_spans(row: Mapping[str, Any], output: str, token_threshold: float) -> list[dict[str, Any]]:
+    """The unsupported phrases of a scored output with token support (`tokens`: word pieces, their support)."""
+    import numpy as np
+
+    from factlab.models.token_support import unsupported_phrases
+
+    pieces = row.get("tokens")
+    if pieces is None or isinstance(pieces, float) or len(pieces) == 0:
+        return []
+    offsets = np.asarray([[int(p["start"]), int(p["end"])] for p in pieces], dtype=np.int64)
+    unsupported = np.asarray([1.0 - float(p["support"]) for p in pieces])
+    return [
+        {"start": start, "end": end, "probability": probability}
+        for start, end, probability in unsupported_phrases(output, offsets, unsupported, token_threshold)
+    ]
+
+
+def example_entry(
+    row: Mapping[str, Any], source_index: int, gold: list[dict[str, Any]], kinds: set[str], token_threshold: float = 0.5
+) -> dict[str, Any]:
     """One example of the payload from a joined (data, scores) row; adds the evidence kinds it meets to `kinds`."""
     example_id, output, source = str(row["example_id"]), str(row["output"]), str(row["source"])
     details, units = row.get(DETAIL_COLUMN), row.get(UNITS_COLUMN)
@@ -305,6 +379,7 @@ def example_entry(row: Mapping[str, Any], source_index: int, gold: list[dict[str
         "sentences": sorted(sentences, key=lambda entry: entry["start"]),
         "qas": qas,
         "gold": gold,
+        "spans": predicted_spans(row, output, token_threshold),
     }
 
 
@@ -335,6 +410,7 @@ def summarise(examples: Sequence[Mapping[str, Any]], n_data: int, threshold: flo
         "n_qas": sum(len(example["qas"]) for example in examples),
         "n_gold_spans": sum(len(example["gold"]) for example in examples),
         "n_with_gold": sum(bool(example["gold"]) for example in examples),
+        "n_predicted_spans": sum(len(example["spans"]) for example in examples),
     }
 
 
@@ -367,11 +443,13 @@ def build_payload(
     examples = []
     for row in joined.to_dict("records"):
         index = sources.setdefault(str(row["source"]), len(sources))
-        examples.append(example_entry(row, index, spans.get(str(row["example_id"]), []), kinds))
+        examples.append(example_entry(row, index, spans.get(str(row["example_id"]), []), kinds, settings.token_threshold))
     return {
         "benchmark": benchmark,
         "scorer": scorer,
         "threshold": settings.threshold,
+        "token_threshold": settings.token_threshold,
+        "threshold_source": settings.threshold_source,
         "page_size": settings.page_size,
         "evidence_kind": " / ".join(sorted(kinds)) or None,
         "support_range": support_range(examples, settings.threshold),
@@ -413,7 +491,18 @@ def summary_items(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("output sentences", str(summary["n_sentences"])),
         *([("QAs", str(summary["n_qas"]))] if summary["n_qas"] else []),
         ("gold spans", f"{summary['n_gold_spans']} in {summary['n_with_gold']} examples"),
+        *(
+            [
+                (
+                    "unsupported phrases",
+                    f"{summary['n_predicted_spans']} at P(unsupported) > {format_value(payload['token_threshold'])}",
+                )
+            ]
+            if summary["n_predicted_spans"]
+            else []
+        ),
         ("evidence", payload["evidence_kind"] or "none recorded"),
+        ("thresholds", payload["threshold_source"]),
     ]
 
 
