@@ -29,13 +29,16 @@ from factlab.train.mixture import corpus_pairs, synthetic_pairs
 # Labels
 
 
-def test_edited_span_worked_by_hand():
-    assert token_labels.edited_span("Smith won in 2013.", "Smith won in 2015.") == (13, 18)  # "2015."
-    assert token_labels.edited_span("He opened the door.", "He did not open the door.") == (3, 15)  # "did not open"
-    assert token_labels.edited_span("He did not open it.", "He opened it.") == (3, 9)  # "opened"
-    assert token_labels.edited_span("They ate.", "They ate.") is None
-    # a deletion marks the word it touches: here the one after the removed "not "
-    assert token_labels.edited_span("It is not red.", "It is red.") == (6, 10)  # "red."
+def test_edited_spans_worked_by_hand():
+    assert token_labels.edited_spans("Smith won in 2013.", "Smith won in 2015.") == [(13, 18)]  # "2015."
+    assert token_labels.edited_spans("He opened the door.", "He did not open the door.") == [(3, 15)]  # "did not open"
+    assert token_labels.edited_spans("He did not open it.", "He opened it.") == [(3, 9)]  # "opened"
+    assert token_labels.edited_spans("They ate.", "They ate.") == []
+    # a deletion marks the word now at its place: here the one after the removed "not"
+    assert token_labels.edited_spans("It is not red.", "It is red.") == [(6, 10)]  # "red."
+    # a swap marks both arguments, not the verb between them
+    assert token_labels.edited_spans("Smith beat Jones.", "Jones beat Smith.") == [(0, 5), (11, 17)]
+    assert token_labels.synthetic_spans("argument_swap", "Smith beat Jones.", "Jones beat Smith.") == [(0, 5), (11, 17)]
 
 
 def test_synthetic_spans_cover_exactly_the_edit(tmp_path):
@@ -49,10 +52,12 @@ def test_synthetic_spans_cover_exactly_the_edit(tmp_path):
         elif row.transform in token_labels.WHOLE_CLAIM_TRANSFORMS:
             assert spans == [(0, len(row.text_b))]
         else:
-            ((start, end),) = spans
-            # outside the span the claim is the original's own text: its start a prefix, its end a suffix
+            start, end = spans[0][0], spans[-1][1]
+            # outside the spans the claim is the original's own text: its start a prefix, its end a suffix
             assert row.original_claim.startswith(row.text_b[:start]) and row.original_claim.endswith(row.text_b[end:])
-            assert row.text_b[start:end].strip() == row.text_b[start:end] and 0 < end - start < len(row.text_b) + 1
+            assert all(row.text_b[a:b].strip() == row.text_b[a:b] and b > a for a, b in spans)
+            if row.transform != "argument_swap":  # one edit: one span
+                assert len(spans) == 1
             located += 1
     assert located >= 10
 

@@ -111,6 +111,20 @@ def test_negation_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> Non
     assert apply("negation", "Yes! said Lion.", nlp, pools) is None
 
 
+def test_argument_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+    hug = sentence_of(documents, JESSIE, "Jessie hugged")
+    assert hug == "Jessie hugged her friends."
+    assert apply("argument_swap", hug, nlp, pools) is None  # "her friends" is no name (and holds a pronoun)
+    assert apply("argument_swap", "Smith beat Jones in the final.", nlp, pools) == "Jones beat Smith in the final."
+    assert apply("argument_swap", "The train runs from Paris to London.", nlp, pools) == "The train runs from London to Paris."
+    # the words stay the same: only their order changes
+    swapped = apply("argument_swap", "Prices rose from 1990 to 1995.", nlp, pools)
+    assert swapped == "Prices rose from 1995 to 1990."
+    assert sorted(swapped.replace(".", "").split()) == sorted("Prices rose from 1990 to 1995".split())
+    walker = sentence_of(documents, WALKER, "Walker played college football")
+    assert apply("argument_swap", walker, nlp, pools) is None  # "college football" is no name
+
+
 def test_pronoun_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
     assert apply("pronoun_swap", "Soon her friend Lion came over.", nlp, pools) == "Soon his friend Lion came over."
     senator = sentence_of(documents, ZEFFIRELLI, "He is also")
@@ -243,6 +257,7 @@ def test_pairs_columns_and_labels(pairs: tuple[pd.DataFrame, dict[str, int]], do
         "number_swap": (0, 2),
         "pronoun_swap": (0, 2),
         "negation": (0, 2),
+        "argument_swap": (0, 2),
         "other_document": (0, 1),
         "claim_removed": (0, 1),
         "factedit_subject": (0, 2),

@@ -6,8 +6,10 @@ Two families of transforms turn sentences of real documents into labelled pairs:
   sentences of a document. Positives keep it (`keep`) or lightly paraphrase it (`paraphrase`: drop
   a parenthetical, drop a comma-delimited appositive, or move a fronted adverbial phrase to the
   end). Negatives swap a named entity (`entity_swap`), a number or date (`number_swap`) or a
-  pronoun (`pronoun_swap`), add or remove a negation (`negation`), replace the claim by sentences
-  of another document (`other_document`), or delete the claim from the premise (`claim_removed`).
+  pronoun (`pronoun_swap`), add or remove a negation (`negation`), swap two arguments of one
+  predicate with the words unchanged (`argument_swap`, PAWS-style: "A beat B" -> "B beat A", "from X
+  to Y" -> "from Y to X"), replace the claim by sentences of another document (`other_document`), or
+  delete the claim from the premise (`claim_removed`).
 - FactEdit-style (Balachandran et al., 2022), offline: the claim's OpenIE triples
   (`factlab.preprocess.triples`) have one element (`factedit_subject|relation|object`) replaced
   by the same element of a triple from another document, preferring the same NER label and head
@@ -50,6 +52,7 @@ NEGATIVE_TRANSFORMS = (
     "number_swap",
     "pronoun_swap",
     "negation",
+    "argument_swap",
     "other_document",
     "claim_removed",
     "factedit_subject",
@@ -708,6 +711,65 @@ def _element_replacement(
     return None
 
 
+# --- PAWS-style argument swaps -----------------------------------------------------------------------------
+
+MAX_SWAP_TOKENS = 6  # an argument longer than this is a clause, not a name: swapping it reads as noise
+SWAP_PREPOSITIONS = ("from", "to")
+
+
+def argument_swap(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str | None:
+    """Two arguments of one predicate swap places, every word kept (PAWS, Zhang et al., 2019): the subject and the
+    direct object when both are names (proper nouns or named entities: "Jessie hugged Lion" -> "Lion hugged
+    Jessie"), or the objects of "from" and "to" on one head ("from 1990 to 1995" -> "from 1995 to 1990"). No
+    pronoun moves (its case would change), arguments of at most MAX_SWAP_TOKENS tokens, and the two texts must
+    differ; None when no pair qualifies."""
+    pairs = []
+    for head in doc:
+        subjects = [c for c in head.children if c.dep_ == "nsubj"]
+        objects = [c for c in head.children if c.dep_ == "dobj"]
+        if subjects and objects and all(_is_name(t) for t in (subjects[0], objects[0])):
+            pairs.append((_argument(subjects[0]), _argument(objects[0])))
+        preps = {c.lower_: c for c in head.children if c.dep_ == "prep"}
+        if all(word in preps for word in SWAP_PREPOSITIONS):
+            found = [[c for c in preps[word].children if c.dep_ == "pobj"] for word in SWAP_PREPOSITIONS]
+            if all(found):
+                pairs.append((_argument(found[0][0]), _argument(found[1][0])))
+    for first, second in _shuffled(pairs, rng):
+        first, second = sorted((first, second), key=lambda span: span.start)
+        if not _swappable(first, second):
+            continue
+        new_first, new_second = second.text, first.text
+        if _is_sentence_start(first[0]):  # the sentence's capital goes with the position, not the words
+            new_first = new_first[:1].upper() + new_first[1:]
+            new_second = new_second if first[0].pos_ == "PROPN" or first[0].ent_type_ else new_second[:1].lower() + new_second[1:]
+        return (
+            claim[: first.start_char]
+            + new_first
+            + claim[first.end_char : second.start_char]
+            + new_second
+            + claim[second.end_char :]
+        )
+    return None
+
+
+def _is_name(token: Token) -> bool:
+    return token.pos_ == "PROPN" or token.ent_type_ in NAMED_LABELS
+
+
+def _argument(token: Token) -> Span:
+    return token.doc[token.left_edge.i : token.right_edge.i + 1]
+
+
+def _swappable(first: Span, second: Span) -> bool:
+    return (
+        first.end <= second.start
+        and max(len(first), len(second)) <= MAX_SWAP_TOKENS
+        and first.text.lower() != second.text.lower()
+        and not any(t.tag_ in {"PRP", "PRP$", "WP", "WP$"} for t in (*first, *second))
+        and "\n" not in first.text + second.text
+    )
+
+
 TRANSFORM_FUNCTIONS: dict[str, Callable[[str, Doc, Pool, np.random.Generator], str | None]] = {
     "keep": keep,
     "paraphrase": paraphrase,
@@ -715,6 +777,7 @@ TRANSFORM_FUNCTIONS: dict[str, Callable[[str, Doc, Pool, np.random.Generator], s
     "number_swap": number_swap,
     "pronoun_swap": pronoun_swap,
     "negation": negation,
+    "argument_swap": argument_swap,
     "other_document": other_document,
     "factedit_subject": factedit("subject"),
     "factedit_relation": factedit("relation"),

@@ -5,10 +5,11 @@ its premise does not support, `[]` when the whole claim is supported, or null wh
 nothing about its tokens (a negative NLI pair: some words are unsupported, which is unknown). The
 sources, all by construction or by annotation, never from an evaluated benchmark:
 - supported pairs of any corpus (entailment, a kept or paraphrased synthetic claim): `[]`;
-- synthetic edits (factlab.train.synthetic): the characters the transform changed, found as the
-  span between the longest common prefix and suffix of the original and the edited claim, grown to
-  whole words (a deletion, e.g. a removed "not", marks the words on either side of it); a claim
-  from another document, or one removed from its premise, is unsupported whole;
+- synthetic edits (factlab.train.synthetic): the words the transform changed, from a word-level diff
+  of the original and the edited claim (Python's difflib: each replaced or inserted run of words; a
+  deletion, e.g. a removed "not", marks the word after it, or before it at the end), so a swap of two
+  arguments marks both and not the words between; a claim from another document, or one removed
+  from its premise, is unsupported whole;
 - WiCE's annotated subclaims: the tokens flagged `non_supported_spans` at their `token_offsets`;
 - HaluEval's hallucinated answers: the answer inside the question + answer statement.
 
@@ -17,6 +18,7 @@ sources, all by construction or by annotation, never from an evaluated benchmark
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Sequence
@@ -30,35 +32,23 @@ NON_SPACE = re.compile(r"\S+")
 Span = tuple[int, int]
 
 
-def to_words(text: str, start: int, end: int) -> Span | None:
-    """The smallest run of whole words of `text` covering [start, end); for an empty range (a deletion) the words
-    touching it on either side. None when `text` has no word there."""
-    words = [(m.start(), m.end()) for m in NON_SPACE.finditer(text)]
-    if start < end:
-        covering = [(s, e) for s, e in words if s < end and e > start]
-    else:
-        covering = [(s, e) for s, e in words if s <= start <= e]
-        if not covering:  # a deletion in a run of spaces: the words before and after
-            before = [(s, e) for s, e in words if e <= start][-1:]
-            after = [(s, e) for s, e in words if s >= start][:1]
-            covering = before + after
-    if not covering:
-        return None
-    return covering[0][0], covering[-1][1]
-
-
-def edited_span(original: str, edited: str) -> Span | None:
-    """The words of `edited` that differ from `original`: between their common prefix and common suffix."""
-    if original == edited:
-        return None
-    prefix = 0
-    limit = min(len(original), len(edited))
-    while prefix < limit and original[prefix] == edited[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and original[-1 - suffix] == edited[-1 - suffix]:
-        suffix += 1
-    return to_words(edited, prefix, len(edited) - suffix)
+def edited_spans(original: str, edited: str) -> list[Span]:
+    """The character spans of `edited`'s words that a word-level diff against `original` finds changed."""
+    before = [m.group() for m in NON_SPACE.finditer(original)]
+    words = [(m.start(), m.end()) for m in NON_SPACE.finditer(edited)]
+    matcher = difflib.SequenceMatcher(a=before, b=[edited[s:e] for s, e in words], autojunk=False)
+    spans: list[Span] = []
+    for tag, _, _, first, stop in matcher.get_opcodes():
+        if tag == "equal" or not words:
+            continue
+        if first == stop:  # a deletion: the word now at its place, or the last word
+            first, stop = (first, first + 1) if first < len(words) else (len(words) - 1, len(words))
+        span = (words[first][0], words[stop - 1][1])
+        if spans and span[0] <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], span[1]))
+        else:
+            spans.append(span)
+    return spans
 
 
 def synthetic_spans(transform: str, original: str, claim: str) -> list[Span] | None:
@@ -67,8 +57,7 @@ def synthetic_spans(transform: str, original: str, claim: str) -> list[Span] | N
         return []
     if transform in WHOLE_CLAIM_TRANSFORMS:
         return [(0, len(claim))] if claim.strip() else None
-    span = edited_span(original, claim)
-    return [span] if span is not None else None
+    return edited_spans(original, claim) or None
 
 
 def flagged_token_spans(token_offsets: Sequence[Sequence[int]], flags: Sequence[bool]) -> list[Span]:
