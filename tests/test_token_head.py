@@ -270,3 +270,26 @@ def test_checker_token_threshold_is_the_validation_tuned_one(tmp_path):
     # the checker marks exactly the words the analysis flags at that threshold: support 0.3 is not below 0.3
     offsets, p = np.array([[0, 3], [4, 7]]), np.array([0.7, 0.71])
     assert unsupported_phrases("Bad cat", offsets, p, 0.7) == [(4, 7, 0.71)]
+
+
+def test_the_type_head_trains_on_the_synthetic_errors_types():
+    from factlab.models.aligner import ERROR_TYPES
+    from factlab.train.mixture import MixtureSettings
+
+    documents = pd.read_json(FIXTURE, lines=True, dtype=False)
+    frames = {"fixture": pd.DataFrame({"doc_id": documents["doc_id"].astype(str), "source": documents["text"]})}
+    settings = MixtureSettings(synthetic_documents={"fixture": 0}, synthetic={"premise_words": 60, "claims_per_document": 4})
+    pairs, _ = synthetic_pairs(frames, settings)
+    assert set(pairs["error_type"].dropna()) <= set(ERROR_TYPES)
+    # every negative transform with a FRANK category carries it; positives carry none
+    assert pairs.loc[pairs["label_bin"] == 1, "error_type"].isna().all()
+    typed = pairs.dropna(subset=["error_type"])
+    assert (typed["transform"].map(token_labels.ERROR_TYPE_OF) == typed["error_type"]).all()
+    mixture = pairs.assign(split=["validation" if i % 3 == 0 else "train" for i in range(len(pairs))])
+    network, tokenizer, log = train_aligner(mixture, replace(TINY_ALIGNER, epochs=1, type_head=True), device="cpu")
+    assert network.error_type is not None and "train_loss_error_type" in log["epochs"][0]
+    assert log["counts"]["train_pairs_error_typed"] == int(mixture.loc[mixture["split"] == "train", "error_type"].notna().sum())
+    scorer = AlignerScorer(network, tokenizer, device="cpu")
+    result = score_tokens(scorer, list(zip(typed["text_a"], typed["text_b"], strict=True)), EngineSettings(progress=False))
+    assert result.error_types.shape == (len(typed), len(ERROR_TYPES))
+    np.testing.assert_allclose(result.error_types.sum(axis=1), 1.0, atol=1e-5)

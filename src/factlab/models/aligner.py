@@ -53,6 +53,11 @@ CONFIG_FILE = "aligner.json"
 ENCODER_DIR = "encoder"
 ALIGNED, NEUTRAL, CONTRADICT = 0, 1, 2  # the 3-way head's classes (AlignScore's order)
 HEADS = ("three_way", "binary", "regression")
+# The error-type head's classes: FRANK's typology (Pagnoni et al., 2021) as far as factlab's synthetic edits teach
+# it (factlab.train.token_labels.ERROR_TYPE_OF): entity, circumstance (number, date, place), predicate/relation,
+# coreference (pronoun) and out-of-article errors. FRANK's discourse-link and grammar errors have no edit that
+# makes them, so the head cannot name them.
+ERROR_TYPES = ("EntE", "CircE", "RelE", "CorefE", "OutE")
 # Columns of `DistributionScorer.probabilities`; the same order as the aligner's 3-way head, so that
 # ALIGNED / NEUTRAL / CONTRADICT index both.
 DISTRIBUTION_CLASSES = ("entail", "neutral", "contradict")
@@ -67,6 +72,7 @@ class AlignerConfig:
     # A fourth head on every token's last hidden state: P(this hypothesis token is unsupported by the premise).
     # Off in folders saved before the head existed (their aligner.json lacks the key), so they still load.
     token_head: bool = False
+    type_head: bool = False  # a fifth head on the pooled encoding: which kind of error (ERROR_TYPES) an unsupported pair makes
 
 
 class PairScorer(Protocol):
@@ -149,6 +155,7 @@ class AlignerNetwork(nn.Module):
         self.binary = nn.Linear(hidden, 2)
         self.regression = nn.Linear(hidden, 1)
         self.unsupported = nn.Linear(hidden, 1) if config.token_head else None
+        self.error_type = nn.Linear(hidden, len(ERROR_TYPES)) if config.type_head else None
 
     def hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
@@ -173,6 +180,8 @@ class AlignerNetwork(nn.Module):
         }
         if self.unsupported is not None:
             logits["unsupported"] = self.unsupported(self.dropout(hidden)).squeeze(-1)
+        if self.error_type is not None:
+            logits["error_type"] = self.error_type(pooled)
         return logits
 
 
@@ -220,14 +229,20 @@ class AlignerScorer:
     def has_token_head(self) -> bool:
         return self.network.unsupported is not None
 
+    @property
+    def has_type_head(self) -> bool:
+        return self.network.error_type is not None
+
     def sequence_and_tokens(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """One forward: the 3-way probabilities [batch, 3] and every token's P(unsupported) [batch, tokens]."""
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """One forward: the 3-way probabilities [batch, 3], every token's P(unsupported) [batch, tokens] and, with
+        the type head, the error-type distribution [batch, len(ERROR_TYPES)] (None without)."""
         if not self.has_token_head:
             raise FactlabError(f"aligner {self.identity} has no token head: it was trained without `token_head`")
         logits = self.network(input_ids, attention_mask, token_type_ids if self.token_types else None)
-        return torch.softmax(logits["three_way"].float(), dim=-1), torch.sigmoid(logits["unsupported"].float())
+        types = torch.softmax(logits["error_type"].float(), dim=-1) if "error_type" in logits else None
+        return torch.softmax(logits["three_way"].float(), dim=-1), torch.sigmoid(logits["unsupported"].float()), types
 
 
 class DeferredAlignerScorer(AlignerScorer):

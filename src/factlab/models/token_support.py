@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from factlab.models.aligner import ALIGNED, AlignerScorer
+from factlab.models.aligner import ALIGNED, ERROR_TYPES, AlignerScorer
 from factlab.models.engine import (
     EngineSettings,
     encode_pairs,
@@ -42,6 +42,7 @@ class TokenResult:
     offsets: list[np.ndarray]  # per pair: (kept pieces, 2) [start, end) character spans in the hypothesis
     unsupported: list[np.ndarray]  # per pair: P(unsupported) of each kept piece
     hypothesis_pieces_cut: np.ndarray  # per pair: pieces of the hypothesis cut to fit (no probability)
+    error_types: np.ndarray | None = None  # [pairs, len(ERROR_TYPES)]: the type head's distribution (None without it)
 
 
 def hypothesis_piece_offsets(tokenizer: object, hypotheses: Sequence[str]) -> list[np.ndarray]:
@@ -64,20 +65,23 @@ def score_tokens(
     piece_offsets = dict(zip(distinct, hypothesis_piece_offsets(scorer.tokenizer, distinct), strict=True))
     support = np.zeros(len(pairs), dtype=np.float64)
     unsupported: list[np.ndarray] = [np.empty(0)] * len(pairs)
+    error_types = np.zeros((len(pairs), len(ERROR_TYPES)), dtype=np.float64) if scorer.has_type_head else None
     precision = resolve_precision(settings.precision, scorer.device)
     batches = length_batches(encoded.lengths.tolist(), settings.token_budget, settings.max_batch_pairs)
     with inference_context(precision, scorer.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             ids, mask, types = pad_batch(encoded, batch, scorer.tokenizer.pad_token_id, scorer.device)
-            probabilities, token_probabilities = scorer.sequence_and_tokens(ids, mask, types)
+            probabilities, token_probabilities, type_probabilities = scorer.sequence_and_tokens(ids, mask, types)
             probabilities, token_probabilities = probabilities.cpu().numpy(), token_probabilities.cpu().numpy()
+            if error_types is not None and type_probabilities is not None:
+                error_types[batch] = type_probabilities.cpu().numpy()
             first = len(template.prefix) + encoded.premise_kept[batch] + len(template.middle)
             for row, index in enumerate(batch):
                 support[index] = probabilities[row, ALIGNED]
                 start, kept = int(first[row]), int(encoded.hypothesis_kept[index])
                 unsupported[index] = token_probabilities[row, start : start + kept].astype(np.float64)
     offsets = [piece_offsets[hypothesis][: len(values)] for (_, hypothesis), values in zip(pairs, unsupported, strict=True)]
-    return TokenResult(support, offsets, unsupported, encoded.hypothesis_cut.copy())
+    return TokenResult(support, offsets, unsupported, encoded.hypothesis_cut.copy(), error_types)
 
 
 def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) -> list[tuple[int, int, float]]:

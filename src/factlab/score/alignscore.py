@@ -20,7 +20,8 @@ chunk, not per chunk:
 - tokens: an aligner with a token head (factlab.models.token_support) reads (best chunk, sentence)
   once more for each word piece's P(unsupported); the example's `tokens` column lists every piece
   with its offsets in the output and its support (1 - P(unsupported)), what the localisation
-  analysis projects onto gold tokens (factlab.metaeval.localisation_command).
+  analysis projects onto gold tokens (factlab.metaeval.localisation_command); with a type head, each
+  sentence's `error_types`: the distribution over FRANK's categories of the error it would make.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import AlignerScorer, PairScorer
+from factlab.models.aligner import ERROR_TYPES, AlignerScorer, PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
 from factlab.models.token_support import score_tokens
@@ -118,13 +119,13 @@ def score_benchmark(
     reader = with_support_head(scorer, settings.support_head)
     result = score_pairs(reader, pairs, engine, cache, description="alignscore pairs")
     best = best_premises(owners, result.scores, result.premise_cut)
-    evidence, tokens = {}, {}
+    evidence, tokens, error_types = {}, {}, {}
     if settings.localise:
         best_chunks = {key: chunks[str(examples["doc_id"].iloc[key[0]])][value[1]] for key, value in best.items()}
         sources = sentences_by_owner(sentences, "source", "doc_id")
         evidence = evidence_sentences(examples, outputs, sources, best_chunks, reader, settings, engine, cache)
         if isinstance(scorer, AlignerScorer) and scorer.has_token_head:
-            tokens = token_support(examples, outputs, best_chunks, scorer, engine)
+            tokens, error_types = token_support(examples, outputs, best_chunks, scorer, engine)
     records = []
     empty_outputs = 0
     for row, (example_id, doc_id) in enumerate(
@@ -147,6 +148,7 @@ def score_benchmark(
                     "premise_pieces_cut": cut,
                 }
                 | ({"evidence": evidence[(row, sentence_index)]} if evidence else {})
+                | ({"error_types": error_types[(row, sentence_index)]} if error_types else {})
             )
         empty_outputs += not detail
         record = {
@@ -201,8 +203,9 @@ def token_support(
     best_chunks: dict[tuple[int, int], SentenceChunk],
     scorer: AlignerScorer,
     engine: EngineSettings | None,
-) -> dict[tuple[int, int], list[dict[str, Any]]]:
-    """(row, output sentence) -> its word pieces read against its best chunk: offsets in the output, support."""
+) -> tuple[dict[tuple[int, int], list[dict[str, Any]]], dict[tuple[int, int], dict[str, float]]]:
+    """(row, output sentence) -> its word pieces read against its best chunk (offsets in the output, support), and
+    -> the type head's distribution over ERROR_TYPES for that pair (empty without a type head)."""
     keys = list(best_chunks)
     sentence_of = {key: outputs[str(examples["example_id"].iloc[key[0]])][key[1]] for key in keys}
     result = score_tokens(scorer, [(best_chunks[key].text, sentence_of[key].text) for key in keys], engine)
@@ -214,4 +217,9 @@ def token_support(
             for (start, end), p in zip(offsets, unsupported, strict=True)
             if end > start
         ]
-    return pieces
+    types: dict[tuple[int, int], dict[str, float]] = {}
+    if result.error_types is not None:
+        types = {
+            key: dict(zip(ERROR_TYPES, map(float, row), strict=True)) for key, row in zip(keys, result.error_types, strict=True)
+        }
+    return pieces, types

@@ -16,7 +16,9 @@ over the labelled hypothesis pieces. The rows form `curves.csv` (`dvc plots`).
 
 The token head (`token_head`) reads each hypothesis word piece's last hidden state: binary
 cross-entropy against the row's `unsupported_spans` (factlab.train.token_labels; rows without token
-labels train the sequence heads only), weighted by `token_loss_weight`, on the same forward pass.
+labels train the sequence heads only), weighted by `token_loss_weight`, on the same forward pass. The
+error-type head (`type_head`) reads the pooled encoding: cross-entropy against the synthetic errors'
+FRANK categories (`error_type`), weighted by `type_loss_weight`; validation adds its accuracy.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from sklearn.metrics import roc_auc_score
 from torch.nn import functional as F
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network
+from factlab.models.aligner import ERROR_TYPES, AlignerConfig, AlignerNetwork, AlignerScorer, new_network
 from factlab.models.engine import (
     EncodedPairs,
     EngineSettings,
@@ -73,13 +75,23 @@ class AlignerTrainSettings:
     log_every: int = 50
     token_head: bool = True  # the token head (P(unsupported) per hypothesis token), trained on `unsupported_spans`
     token_loss_weight: float = 1.0  # its binary cross-entropy's weight beside the sequence heads' losses
+    type_head: bool = True  # the error-type head (FRANK's categories, ERROR_TYPES), trained on the synthetic errors' types
+    type_loss_weight: float = 0.5
 
     def __post_init__(self) -> None:
         positive = ("max_length", "epochs", "batch_pairs", "validate_every", "log_every", "long_premise_words")
         bad = [name for name in positive if getattr(self, name) < 1]
         bad += [
             name
-            for name in ("encoder_layers", "weight_decay", "grad_clip", "encoder_lr", "head_lr", "token_loss_weight")
+            for name in (
+                "encoder_layers",
+                "weight_decay",
+                "grad_clip",
+                "encoder_lr",
+                "head_lr",
+                "token_loss_weight",
+                "type_loss_weight",
+            )
             if getattr(self, name) < 0
         ]
         if not 0 <= self.warmup_fraction < 1:
@@ -94,6 +106,7 @@ class Targets:
     binary: torch.Tensor  # class or -100
     regression: torch.Tensor  # value or nan
     tokens: list[np.ndarray] | None = None  # per row: each kept hypothesis piece 1 unsupported / 0 / -100 unknown
+    error_type: torch.Tensor | None = None  # index into ERROR_TYPES or -100
 
 
 def token_targets(frame: pd.DataFrame, tokenizer: Any, encoded: EncodedPairs) -> list[np.ndarray]:
@@ -120,6 +133,13 @@ def batch_token_labels(targets: Targets, encoded: EncodedPairs, rows: list[int],
     return torch.from_numpy(labels)
 
 
+def error_type_targets(frame: pd.DataFrame) -> torch.Tensor:
+    """Each row's error type as an index of ERROR_TYPES, -100 where it has none."""
+    index = {name: position for position, name in enumerate(ERROR_TYPES)}
+    values = frame["error_type"] if "error_type" in frame else pd.Series([None] * len(frame))
+    return torch.tensor([index.get(value, -100) if isinstance(value, str) else -100 for value in values], dtype=torch.int64)
+
+
 def row_targets(frame: pd.DataFrame) -> Targets:
     three = frame["label_3way"].astype("Int64")
     binary = frame["label_bin"].astype("Int64")
@@ -139,6 +159,7 @@ def batch_loss(
     rows: list[int],
     token_labels_batch: torch.Tensor | None = None,
     token_weight: float = 1.0,
+    type_weight: float = 1.0,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     index = torch.tensor(rows)
     three, binary, regression = targets.three_way[index], targets.binary[index], targets.regression[index]
@@ -155,6 +176,10 @@ def batch_loss(
         losses["tokens"] = token_weight * F.binary_cross_entropy_with_logits(
             outputs["unsupported"][labelled], token_labels_batch[labelled].float()
         )
+    if targets.error_type is not None and "error_type" in outputs:
+        types = targets.error_type[index]
+        if (types >= 0).any():
+            losses["error_type"] = type_weight * F.cross_entropy(outputs["error_type"], types, ignore_index=-100)
     total = sum(losses.values(), torch.zeros(()))
     return total, {name: float(value.detach()) for name, value in losses.items()}
 
@@ -204,9 +229,15 @@ def validate_tokens(scorer: AlignerScorer, frame: pd.DataFrame, precision: str) 
         for offsets, value in zip(result.offsets, labelled["unsupported_spans"], strict=True)
     ]
     gold, predicted = np.concatenate(labels), np.concatenate(result.unsupported)
-    if len(set(gold.tolist())) < 2:
-        return {}
-    return {"validation_token_auc": float(roc_auc_score(gold, predicted)), "validation_tokens": float(len(gold))}
+    metrics: dict[str, float] = {}
+    if len(set(gold.tolist())) >= 2:
+        metrics |= {"validation_token_auc": float(roc_auc_score(gold, predicted)), "validation_tokens": float(len(gold))}
+    types = error_type_targets(labelled).numpy()
+    if result.error_types is not None and (types >= 0).any():
+        typed = types >= 0
+        metrics["validation_error_type_accuracy"] = float(np.mean(result.error_types[typed].argmax(axis=1) == types[typed]))
+        metrics["validation_error_typed_pairs"] = float(typed.sum())
+    return metrics
 
 
 def train_aligner(
@@ -227,6 +258,7 @@ def train_aligner(
         encoder_layers=settings.encoder_layers,
         max_length=settings.max_length,
         token_head=settings.token_head,
+        type_head=settings.type_head,
     )
     network, tokenizer = new_network(config)
     target_device = select_device(device)
@@ -237,6 +269,8 @@ def train_aligner(
     targets = row_targets(train)
     if settings.token_head:
         targets.tokens = token_targets(train, tokenizer, encoded)
+    if settings.type_head:
+        targets.error_type = error_type_targets(train)
     counts = Counter(
         train_pairs=len(train),
         validation_pairs=len(validation),
@@ -244,6 +278,8 @@ def train_aligner(
         train_pairs_hypothesis_cut=int((encoded.hypothesis_cut > 0).sum()),
         train_tokens=int(encoded.lengths.sum()),
     )
+    if targets.error_type is not None:
+        counts["train_pairs_error_typed"] = int((targets.error_type >= 0).sum())
     if targets.tokens is not None:
         counts["train_pairs_token_labelled"] = sum(int((labels >= 0).any()) for labels in targets.tokens)
         counts["train_pieces_unsupported"] = sum(int((labels == 1).sum()) for labels in targets.tokens)
@@ -274,7 +310,7 @@ def train_aligner(
             # the losses in fp32 on the CPU, whatever the forward's precision and device (no-ops for fp32 on a CPU)
             labels = batch_token_labels(targets, encoded, rows, ids.shape[1]) if targets.tokens is not None else None
             outputs = {k: v.float().cpu() for k, v in outputs.items()}
-            loss, parts = batch_loss(outputs, targets, rows, labels, settings.token_loss_weight)
+            loss, parts = batch_loss(outputs, targets, rows, labels, settings.token_loss_weight, settings.type_loss_weight)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in network.parameters() if p.requires_grad], settings.grad_clip)

@@ -45,6 +45,7 @@ COLUMNS = (
     "transform",
     "doc_id",
     "unsupported_spans",  # JSON [start, end) spans of text_b its premise does not support; null = unknown (token_labels)
+    "error_type",  # the FRANK category of a synthetic error (token_labels.ERROR_TYPE_OF); null elsewhere
     "split",
 )
 
@@ -111,6 +112,7 @@ def corpus_pairs(name: str, frame: pd.DataFrame) -> pd.DataFrame:
             "transform": "",
             "doc_id": frame["doc_id"].astype(str).to_numpy(),
             "unsupported_spans": corpus_token_spans(frame, label_bin, label_3way),
+            "error_type": None,
         }
     )
 
@@ -173,7 +175,11 @@ def synthetic_pairs(frames: Mapping[str, pd.DataFrame], settings: MixtureSetting
         for transform, original, claim in zip(pairs["transform"], pairs["original_claim"], pairs["text_b"], strict=True)
     ]
     counts["token_spans_unlocated"] = sum(span is None for span in spans)
-    pairs = pairs.assign(score=np.nan, unsupported_spans=pd.Series(spans, index=pairs.index, dtype=object))
+    pairs = pairs.assign(
+        score=np.nan,
+        unsupported_spans=pd.Series(spans, index=pairs.index, dtype=object),
+        error_type=pairs["transform"].map(token_labels.ERROR_TYPE_OF).astype(object).where(lambda types: types.notna(), None),
+    )
     return pairs[list(COLUMNS[:-1])], counts
 
 

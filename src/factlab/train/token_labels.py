@@ -26,6 +26,22 @@ from collections.abc import Sequence
 import numpy as np
 
 WHOLE_CLAIM_TRANSFORMS = ("other_document", "claim_removed")
+# Each synthetic error's FRANK category (factlab.models.aligner.ERROR_TYPES): what the type head learns. A swapped
+# argument or a replaced triple subject/object puts a wrong entity in a role (EntE); a number, date or time is a
+# circumstance (CircE); a negation or a replaced relation changes the predicate (RelE); a pronoun its coreference
+# (CorefE); a claim from elsewhere, or removed from its premise, is out of the article (OutE).
+ERROR_TYPE_OF = {
+    "entity_swap": "EntE",
+    "argument_swap": "EntE",
+    "factedit_subject": "EntE",
+    "factedit_object": "EntE",
+    "number_swap": "CircE",
+    "negation": "RelE",
+    "factedit_relation": "RelE",
+    "pronoun_swap": "CorefE",
+    "other_document": "OutE",
+    "claim_removed": "OutE",
+}
 SUPPORTED_TRANSFORMS = ("keep", "paraphrase")
 NON_SPACE = re.compile(r"\S+")
 
