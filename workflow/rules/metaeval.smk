@@ -536,9 +536,43 @@ rule evaluate_qa_detection:
         "--out {output.detection} --out-published {output.published} --out-metrics {output.metrics} > {log} 2>&1"
 
 
+# The error-type head on FRANK's annotated categories: the trained aligner's AlignScore scores of FRANK (whole, not
+# a sample), whose token pass records each sentence's type distribution.
+ERROR_TYPES_RUN = (
+    param("score.alignscore.model") == "trained"
+    and param("aligner.train.type_head")
+    and bool(score_files(["frank"], ["alignscore"], sampled=False))
+)
+
+
+rule evaluate_error_types:
+    input:
+        data="results/data/frank.parquet",
+        scores="results/score/frank/alignscore.parquet",
+        code=code("metaeval", "error-types"),
+    output:
+        categories=f"{METAEVAL_DIR}/error_types/categories.csv",
+        confusion=f"{METAEVAL_DIR}/error_types/confusion.csv",
+        report=f"{METAEVAL_DIR}/error_types/report.json",
+        metrics=f"{METAEVAL_DIR}/error_types/metrics.json",
+    log:
+        "logs/metaeval/error_types.log",
+    conda:
+        CONDA_ENV
+    params:
+        seed=param("metaeval.seed"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+    shell:
+        "factlab metaeval error-types --data {input.data} --scores {input.scores} --seed {params.seed} "
+        "--resamples {params.resamples} --confidence {params.confidence} --out {output.categories} "
+        "--confusion {output.confusion} --report {output.report} --out-metrics {output.metrics} > {log} 2>&1"
+
+
 rule metaeval:
     input:
         rules.evaluate_localisation.output if LOCALISATION_RUN else [],
+        rules.evaluate_error_types.output if ERROR_TYPES_RUN else [],
         rules.correlate_frank_baselines.output,
         rules.compare_frank_metrics.output,
         rules.ablate_frank_categories.output,

@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "frank-scorers": "factlab.metaeval.frank_scorers",
     "summeval-scorers": "factlab.metaeval.summeval_scorers",
     "localisation": "factlab.metaeval.localisation_command",
+    "error-types": "factlab.metaeval.error_types_command",
     "qa-decomposition": "factlab.metaeval.qa_decomposition",
     "qa-detection": "factlab.metaeval.qa_detection",
 }
