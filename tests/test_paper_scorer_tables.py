@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from factlab.paper.scorer_tables import correlations_frame, interval, localisation_frame
+from factlab.paper.scorer_tables import correlations_frame, error_types_frame, interval, localisation_frame
 
 # Rows of results/metaeval/frank_scorers/correlations.csv from a default run, with the `sampled`
 # column the table has since gained.
@@ -147,3 +147,20 @@ def test_a_sampled_scorer_heading_the_table_is_marked_and_not_the_one_compared_w
     assert list(table.index)[0] == "factlab summac_zs (sample)" and column in table.columns
     assert table.at["factlab summac_zs (sample)", column] == "0.310"
     assert table.at["factlab summac_zs (sample)", "n (all)"] == 200 and table.at["BertScore P Art", column] == ""
+
+
+def test_error_types_table_one_row_per_category_then_the_macro_auc() -> None:
+    rows = []
+    for category, auc in (("EntE", 0.7), ("RelE", 0.6)):
+        for method, value in (("type_head", auc), ("unsupported", 0.55), ("rule", 0.52), ("majority", 0.5)):
+            rows.append(
+                {"category": category, "method": method, "n": 100, "n_present": 30, "roc_auc": value,
+                 "roc_auc_ci_low": value - 0.05, "roc_auc_ci_high": value + 0.05, "threshold": 0.4, "f1": value / 2}
+            )  # fmt: skip
+    report = {"macro_roc_auc": {"type_head": 0.65, "unsupported": 0.55, "rule": 0.52, "majority": 0.5}}
+    table = error_types_frame(pd.DataFrame(rows), report)
+    assert list(table["category"]) == ["EntE", "RelE", "macro"]
+    ente = table.iloc[0]
+    assert (ente["present"], ente["type head AUC"], ente["rule AUC"], ente["type head F1"]) == (30, 0.7, 0.52, 0.35)
+    assert ente["type head AUC 95% CI"] == "[0.650, 0.750]"
+    assert table.iloc[2]["type head AUC"] == 0.65 and pd.isna(table.iloc[2]["n"])

@@ -416,6 +416,27 @@ rule plot_frank_scorers_ablation:
         "--out {output} > {log} 2>&1"
 
 
+rule tabulate_error_types:
+    input:
+        categories=rules.evaluate_error_types.output.categories,
+        report=rules.evaluate_error_types.output.report,
+        code=code("paper", "error-types-table"),
+    output:
+        md=report(
+            "paper/tables/error_types.md",
+            caption="../report/error_types_table.rst",
+            category="localisation",
+        ),
+        tex="paper/tables/error_types.tex",
+    log:
+        "logs/paper/tabulate_error_types.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper error-types-table --categories {input.categories} --error-types-report {input.report} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
 rule tabulate_localisation:
     input:
         tokens=rules.evaluate_localisation.output.tokens,
@@ -634,6 +655,7 @@ PAPER_PARTS = [
     *([rules.plot_frank_scorers_williams.output] if FRANK_SCORED else []),
     *([rules.tabulate_summeval_scorers.output] if SUMMEVAL_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
+    *([rules.tabulate_error_types.output] if ERROR_TYPES_RUN else []),
     *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
     *([rules.tabulate_qa_detection.output] if QA_DETECTION_RUN else []),
 ]

@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "frank-scorers-table": "factlab.paper.scorer_tables",
     "summeval-scorers-table": "factlab.paper.scorer_tables",
     "localisation-table": "factlab.paper.scorer_tables",
+    "error-types-table": "factlab.paper.scorer_tables",
     "retrieval-table": "factlab.paper.scorer_tables",
     "qa-decomposition-table": "factlab.paper.scorer_tables",
     "qa-detection-table": "factlab.paper.scorer_tables",

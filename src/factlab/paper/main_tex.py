@@ -102,9 +102,10 @@ SECTIONS = (
     Section(
         "Localisation",
         "sec:localisation",
-        "Where is the inconsistency? Scorers' sentence-level support projected onto tokens is compared with "
-        "annotated hallucination spans, and SCALE's evidence retrieval with the sentences annotators cited.",
-        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval"),
+        "Where is the inconsistency, and of what kind? Scorers' sentence-level support projected onto tokens and "
+        "the aligner's token head are compared with annotated hallucination spans, the evidence retrieval with the "
+        "sentences annotators cited, and the aligner's error-type head with FRANK's annotated error categories.",
+        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval", "error_types"),
     ),
     Section(
         "QASem parser",

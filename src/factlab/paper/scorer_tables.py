@@ -45,6 +45,12 @@ def register(commands: Any) -> None:
         ),
         ("retrieval-table", "SCALE's evidence retrieval on WiCE", ("--report",), run_table),
         (
+            "error-types-table",
+            "the error-type head on FRANK's annotated categories",
+            ("--categories", "--error-types-report"),  # categories.csv, report.json
+            run_table,
+        ),
+        (
             "qa-decomposition-table",
             "QASemConsistency: gold QAs vs parser QAs vs sentences",
             ("--responses", "--qas"),  # response_detection.csv, qa_detection.csv
@@ -183,6 +189,33 @@ def localisation_frame(
     return pd.concat([frame, pd.DataFrame(extra)], ignore_index=True).astype({"n": "Int64", "unsupported": "Int64"})
 
 
+ERROR_TYPE_METHODS = {"type_head": "type head", "unsupported": "unsupported", "rule": "rule", "majority": "majority"}
+
+
+def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.DataFrame:
+    """One row per FRANK category (test split): presence count, each method's AUC (the type head's with its CI) and
+    validation-tuned F1; then the macro AUC over the categories."""
+    rows = []
+    for category, part in categories.groupby("category", sort=False):
+        by_method = part.set_index("method")
+        row: dict[str, Any] = {
+            "category": category,
+            "n": int(by_method["n"].iloc[0]),
+            "present": int(by_method["n_present"].iloc[0]),
+        }
+        for method, name in ERROR_TYPE_METHODS.items():
+            row[f"{name} AUC"] = by_method.loc[method, "roc_auc"]
+            if method == "type_head":
+                row["type head AUC 95% CI"] = interval(
+                    by_method.loc[method, "roc_auc_ci_low"], by_method.loc[method, "roc_auc_ci_high"], decimals=3
+                )
+        row.update({f"{name} F1": by_method.loc[method, "f1"] for method, name in ERROR_TYPE_METHODS.items()})
+        rows.append(row)
+    macro = report.get("macro_roc_auc", {})
+    rows.append({"category": "macro", **{f"{name} AUC": macro.get(method) for method, name in ERROR_TYPE_METHODS.items()}})
+    return pd.DataFrame(rows).astype({"n": "Int64", "present": "Int64"})
+
+
 def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -269,6 +302,9 @@ def run_table(args: argparse.Namespace) -> None:
     elif args.table == "localisation-table":
         reports = [json.loads(Path(path).read_text()) for path in (args.localisation_report, args.retrieval_report)]
         frame, caption, label = localisation_frame(pd.read_csv(args.tokens), *reports), captions.LOCALISATION, "tab:localisation"
+    elif args.table == "error-types-table":
+        frame = error_types_frame(pd.read_csv(args.categories), json.loads(Path(args.error_types_report).read_text()))
+        caption, label = captions.ERROR_TYPES, "tab:error-types"
     else:
         report = json.loads(Path(args.report).read_text())
         frame, caption, label = retrieval_frame(report), captions.retrieval(report["settings"]["retrieval"]), "tab:retrieval"
