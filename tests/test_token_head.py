@@ -199,10 +199,29 @@ def test_checker_spans_name_their_sentence():
         {"start": 16, "end": 19, "support": 0.2},
         {"start": 19, "end": 20, "support": 0.9},
     ]
-    result = {"tokens": pieces, "sentences": [{"start": 0, "end": 10}, {"start": 11, "end": 20}]}
-    spans = span_records(result, output, 0.5)
-    assert spans == [{"text": "fly", "start": 16, "end": 19, "probability": pytest.approx(0.8), "sentence": 1}]
+    source = "Cats purr. Dogs bark at night."
+    evidence = [{"source_sentence": 1, "start": 11, "end": 30, "support": 0.4}]
+    result = {"tokens": pieces, "sentences": [{"start": 0, "end": 10}, {"start": 11, "end": 20, "evidence": evidence}]}
+    spans = span_records(result, output, 0.5, source)
+    explanation = 'no source sentence mentions "fly"; the closest source sentence (sentence 2) says "Dogs bark at night."'
+    assert spans == [
+        {"text": "fly", "start": 16, "end": 19, "probability": pytest.approx(0.8), "sentence": 1, "explanation": explanation}
+    ]
     assert span_records({"tokens": None, "sentences": []}, output, 0.5) == []
+
+
+def test_explanations_worked_by_hand():
+    from factlab.checker.explain import explain
+
+    source = "Smith won the election in 2013. The mayor thanked voters."
+    evidence = "Smith won the election in 2013."
+    output = "Jones won the election in 2015."
+    # a number the evidence states otherwise; a name it replaces
+    assert explain("2015", output, source, evidence, 1) == '"2015" is not supported: the source says "2013" (sentence 1)'
+    assert explain("Jones", output, source, evidence, 1) == '"Jones" is not supported: the source says "Smith" (sentence 1)'
+    # words the source has elsewhere; words it never has
+    assert explain("the mayor", "The mayor won.", source, evidence, 1).startswith('"the mayor" is in the source, but not as')
+    assert explain("a landslide", output, source, None, None) == 'no source sentence mentions "a landslide"'
 
 
 # The localisation analysis reads the token detail as a scorer of its own

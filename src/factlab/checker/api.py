@@ -18,7 +18,8 @@ character offsets in the output, support, `evidence_start`/`evidence_end` (the c
 chunk that supports it best) and `evidence` (the source sentences of that chunk that support it best, best
 first, with their offsets in the source and support); and `spans`: the output's unsupported phrases, when the
 model has a token head (factlab.models.token_support): character offsets in the output, the text, the
-largest P(unsupported) of its words, and the output sentence it lies in; a word is marked when its
+largest P(unsupported) of its words, the output sentence it lies in, and a one-sentence explanation from its
+sentence's evidence (factlab.checker.explain); a word is marked when its
 P(unsupported) passes the token threshold recorded with the model.
 """
 
@@ -84,7 +85,9 @@ class Checker:
                     "reliable": score is not None and not found,
                     "flags": found,
                     "sentences": [] if result is None else [evidence_record(item, source) for item in result["sentences"]],
-                    "spans": [] if result is None else span_records(result, outputs[example_id], self.settings.token_threshold),
+                    "spans": []
+                    if result is None
+                    else span_records(result, outputs[example_id], self.settings.token_threshold, source),
                 }
             )
         return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
@@ -156,10 +159,12 @@ def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:
     }
 
 
-def span_records(result: dict[str, Any], output: str, threshold: float) -> list[dict[str, Any]]:
-    """The unsupported phrases of one scored output (its `tokens`: word pieces with support), each with its sentence."""
+def span_records(result: dict[str, Any], output: str, threshold: float, source: str = "") -> list[dict[str, Any]]:
+    """The unsupported phrases of one scored output (its `tokens`: word pieces with support), each with its sentence
+    and an explanation from that sentence's best evidence sentence (factlab.checker.explain)."""
     import numpy as np
 
+    from factlab.checker.explain import explain
     from factlab.models.token_support import unsupported_phrases
 
     pieces = result.get("tokens")
@@ -168,13 +173,20 @@ def span_records(result: dict[str, Any], output: str, threshold: float) -> list[
     offsets = np.asarray([[int(piece["start"]), int(piece["end"])] for piece in pieces], dtype=np.int64)
     unsupported = np.asarray([1.0 - float(piece["support"]) for piece in pieces])
     sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
-    return [
-        {
-            "text": output[start:end],
-            "start": start,
-            "end": end,
-            "probability": probability,
-            "sentence": next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None),
-        }
-        for start, end, probability in unsupported_phrases(output, offsets, unsupported, threshold)
-    ]
+    records = []
+    for start, end, probability in unsupported_phrases(output, offsets, unsupported, threshold):
+        sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
+        best = (result["sentences"][sentence].get("evidence") or [None])[0] if sentence is not None else None
+        evidence = source[int(best["start"]) : int(best["end"])] if best is not None else None
+        number = int(best["source_sentence"]) + 1 if best is not None else None
+        records.append(
+            {
+                "text": output[start:end],
+                "start": start,
+                "end": end,
+                "probability": probability,
+                "sentence": sentence,
+                "explanation": explain(output[start:end], output, source, evidence, number),
+            }
+        )
+    return records
