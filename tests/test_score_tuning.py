@@ -173,7 +173,8 @@ def test_bad_settings_and_choice_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="support_heads"):
         TuningSettings(support_heads=("regression",))
     choice.write_text(json.dumps({"support_head": "binary", "words_per_chunk": 120, "aggregation": "min"}))
-    assert tuned_settings(str(choice), "reference") == AlignScoreSettings(120, "reference", "min", "binary")
+    # the scoring rule localises (evidence, tokens); the tuning, which reads scores only, does not
+    assert tuned_settings(str(choice), "reference") == AlignScoreSettings(120, "reference", "min", "binary", localise=True)
     choice.write_text(json.dumps({"words_per_chunk": 120, "aggregation": "min"}))
     with pytest.raises(FactlabError, match="alignscore_choice.json: no field 'support_head'"):
         tuned_settings(str(choice), "reference")
