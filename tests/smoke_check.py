@@ -1,6 +1,7 @@
 """After the smoke run: `factlab check` and `factlab.check` with the run's checker folder give the pipeline's own
 AlignScore scores for the same pairs (results/score/<benchmark>/alignscore.parquet), on every benchmark the run
-scored whole with AlignScore; and the command writes one row per input line, with offsets and evidence.
+scored whole with AlignScore; and the command writes one row per input line, with offsets, evidence sentences
+inside the source, and the token head's spans (each inside the output, with an explanation).
 
     python tests/smoke_check.py .smoke
 """
@@ -19,6 +20,22 @@ import pandas as pd
 import factlab
 
 TOLERANCE = 1e-5  # batches differ between the two paths (padding); the engine's scores agree to this
+
+
+def localisation_problems(row: dict, frank: pd.DataFrame) -> list[str]:
+    """What is wrong with one row's evidence sentences and spans (their offsets must point into the texts)."""
+    source, output = frank["source"].iloc[int(row["id"])], frank["output"].iloc[int(row["id"])]
+    problems = []
+    for sentence in row["sentences"]:
+        evidence = sentence["evidence"]
+        if not evidence or any(source[e["start"] : e["end"]] != e["text"] for e in evidence):
+            problems.append(f"sentence {sentence['start']}: evidence sentences missing or not the source's text")
+        if any(not sentence["evidence_start"] <= e["start"] < e["end"] <= sentence["evidence_end"] for e in evidence):
+            problems.append(f"sentence {sentence['start']}: an evidence sentence outside the best chunk")
+    for span in row["spans"]:
+        if output[span["start"] : span["end"]] != span["text"] or not span["explanation"]:
+            problems.append(f"span {span}: not the output's text, or no explanation")
+    return problems
 
 
 def main(run: Path) -> int:
@@ -52,6 +69,8 @@ def main(run: Path) -> int:
         print(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "(no stderr)")
         if done.returncode != 0 or len(rows) != len(frank) or not all(row["sentences"] for row in rows):
             failures.append("factlab check command")
+        failures += [f"row {index}: {problem}" for index, row in enumerate(rows) for problem in localisation_problems(row, frank)]
+        print(f"{sum(len(row['spans']) for row in rows)} unsupported spans marked in {len(rows)} outputs")
     if failures or not compared:
         print(f"smoke check failed: {failures or 'no AlignScore score file'}", file=sys.stderr)
         return 1
