@@ -312,3 +312,31 @@ def test_the_type_head_trains_on_the_synthetic_errors_types():
     result = score_tokens(scorer, list(zip(typed["text_a"], typed["text_b"], strict=True)), EngineSettings(progress=False))
     assert result.error_types.shape == (len(typed), len(ERROR_TYPES))
     np.testing.assert_allclose(result.error_types.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_correction_candidates_and_choice_worked_by_hand():
+    from factlab.checker.correct import apply_edits, choose_edits, span_candidates
+
+    source = "Smith won the election in 2013. The mayor thanked voters."
+    output = "Jones won the election in 2015 by a landslide."
+    sentence = {"start": 0, "end": len(output), "chunk_start": 0, "chunk_end": 31, "evidence": [{"start": 0, "end": 31}]}
+    year = span_candidates(0, 0, {"start": 26, "end": 30}, output, source, sentence)
+    name = span_candidates(0, 1, {"start": 0, "end": 5}, output, source, sentence)
+    extra = span_candidates(0, 2, {"start": 31, "end": 45}, output, source, sentence)
+    # the evidence's own number and name replace the span's; content with no replacement is deleted, space and all
+    assert [c.sentence for c in year] == ["Jones won the election in 2013 by a landslide."]
+    assert [c.sentence for c in name] == ["Smith won the election in 2015 by a landslide."]
+    assert [(c.start, c.end, c.sentence) for c in extra] == [(30, 45, "Jones won the election in 2015.")]
+    assert span_candidates(0, 3, {"start": 0, "end": 5}, "Jones won.", source, {**sentence, "end": 10, "evidence": []}) == []
+    premise, original = source[:31], output
+    # kept only when the checker then finds the sentence supported (>= 0.5) and better than before (0.1)
+    chosen = choose_edits([*year, *name, *extra], [0.7, 0.4, 0.9], {(premise, original): 0.1}, 0.5)
+    assert set(chosen) == {(0, 0), (0, 2)}
+    text, edits = apply_edits(output, list(chosen.values()))
+    assert text == "Jones won the election in 2013."
+    assert [(e["text"], e["replacement"], e["support_after"]) for e in edits] == [
+        ("2015", "2013", 0.7),
+        (" by a landslide", "", 0.9),
+    ]
+    # a supported sentence is never changed
+    assert choose_edits(year, [0.95], {(premise, original): 0.96}, 0.5) == {}

@@ -19,7 +19,9 @@ chunk that supports it best) and `evidence` (the source sentences of that chunk 
 first, with their offsets in the source and support); and `spans`: the output's unsupported phrases, when the
 model has a token head (factlab.models.token_support): character offsets in the output, the text, the
 largest P(unsupported) of its words, the output sentence it lies in, and a one-sentence explanation from its
-sentence's evidence (factlab.checker.explain); a word is marked when its
+sentence's evidence (factlab.checker.explain); and `correction`, for an output with spans: the output with the
+fixes the checker itself then finds supported (factlab.checker.correct), and each edit with its offsets and the
+sentence's support before and after (null for an output without spans); a word is marked when its
 P(unsupported) passes the token threshold recorded with the model.
 """
 
@@ -36,7 +38,7 @@ from factlab.checker.folder import CheckerSettings, resolve_model
 from factlab.checker.inputs import pairs_frame
 from factlab.data.judgeable import UNSCORABLE, judge_flags
 
-RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans")
+RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
 
 
 class Checker:
@@ -90,7 +92,49 @@ class Checker:
                     else span_records(result, outputs[example_id], self.settings.token_threshold, source),
                 }
             )
+        corrections = self.corrections(rows, by_id, outputs, sources)
+        for row in rows:
+            row["correction"] = corrections.get(row["id"])
         return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+
+    def corrections(
+        self, rows: list[dict[str, Any]], by_id: dict[str, Any], outputs: dict[str, str], sources: dict[str, str]
+    ) -> dict[str, dict[str, Any]]:
+        """id -> the suggested fix of each output with unsupported spans (factlab.checker.correct): the corrected text
+        and its edits; one engine call scores every candidate and every sentence it would replace."""
+        from factlab.checker.correct import apply_edits, choose_edits, span_candidates
+        from factlab.models.engine import score_pairs
+        from factlab.models.support_heads import with_support_head
+
+        candidates = []
+        for position, row in enumerate(rows):
+            details = (by_id.get(row["id"]) or {}).get("sentences")
+            for index, span in enumerate(row["spans"]):
+                if details is None or span["sentence"] is None:
+                    continue
+                sentence = details[span["sentence"]]
+                candidates += span_candidates(position, index, span, outputs[row["id"]], sources[row["id"]], sentence)
+        if not candidates:
+            return {}
+        originals = sorted({(c.premise, c.original) for c in candidates})
+        pairs = originals + [(c.premise, c.sentence) for c in candidates]
+        reader = with_support_head(self.scorer, self.settings.support_head)
+        supports = score_pairs(reader, pairs, self.engine_settings(), description="corrections").scores
+        before = dict(zip(originals, supports[: len(originals)], strict=True))
+        chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
+        result = {}
+        for position, row in enumerate(rows):
+            edits = [edit for (index, _), edit in chosen.items() if index == position]
+            if row["spans"]:
+                text, records = apply_edits(outputs[row["id"]], edits)
+                result[row["id"]] = {"text": text, "edits": records}
+        return result
+
+    def engine_settings(self) -> Any:
+        from factlab.models.engine import EngineSettings, resolve_precision
+
+        precision = resolve_precision(self.settings.precision, self.scorer.device)
+        return EngineSettings(self.settings.token_budget, self.settings.max_batch_pairs, precision, progress=self.progress)
 
 
 def check(
