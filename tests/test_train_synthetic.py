@@ -125,6 +125,17 @@ def test_argument_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -
     assert apply("argument_swap", walker, nlp, pools) is None  # "college football" is no name
 
 
+def test_phrase_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+    # the pool: verb modifiers naming a place, time or number, from every document
+    assert (LA_CYGNE, "in East Central Kansas") in pools.phrases and (SALLY, "in the summer") in pools.phrases
+    hug = sentence_of(documents, JESSIE, "Jessie hugged")
+    inserted = apply("phrase_insertion", hug, nlp, pools, doc_index=JESSIE, seed=0)
+    assert inserted.startswith("Jessie hugged her friends ") and inserted.endswith(".")
+    phrase = inserted[len("Jessie hugged her friends ") : -1]
+    assert any(text == phrase and index != JESSIE for index, text in pools.phrases)  # another document's
+    assert apply("phrase_insertion", "Yes", nlp, pools) is None  # no sentence-final punctuation
+
+
 def test_pronoun_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
     assert apply("pronoun_swap", "Soon her friend Lion came over.", nlp, pools) == "Soon his friend Lion came over."
     senator = sentence_of(documents, ZEFFIRELLI, "He is also")
@@ -258,6 +269,7 @@ def test_pairs_columns_and_labels(pairs: tuple[pd.DataFrame, dict[str, int]], do
         "pronoun_swap": (0, 2),
         "negation": (0, 2),
         "argument_swap": (0, 2),
+        "phrase_insertion": (0, 1),
         "other_document": (0, 1),
         "claim_removed": (0, 1),
         "factedit_subject": (0, 2),

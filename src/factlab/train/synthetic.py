@@ -8,8 +8,10 @@ Two families of transforms turn sentences of real documents into labelled pairs:
   end). Negatives swap a named entity (`entity_swap`), a number or date (`number_swap`) or a
   pronoun (`pronoun_swap`), add or remove a negation (`negation`), swap two arguments of one
   predicate with the words unchanged (`argument_swap`, PAWS-style: "A beat B" -> "B beat A", "from X
-  to Y" -> "from Y to X"), replace the claim by sentences of another document (`other_document`), or
-  delete the claim from the premise (`claim_removed`).
+  to Y" -> "from Y to X"), add a modifier from another document that the premise does not state
+  (`phrase_insertion`: "... hugged her friends" -> "... hugged her friends in Washington", the extrinsic
+  detail abstractive summaries invent), replace the claim by sentences of another document
+  (`other_document`), or delete the claim from the premise (`claim_removed`).
 - FactEdit-style (Balachandran et al., 2022), offline: the claim's OpenIE triples
   (`factlab.preprocess.triples`) have one element (`factedit_subject|relation|object`) replaced
   by the same element of a triple from another document, preferring the same NER label and head
@@ -20,8 +22,8 @@ of consecutive document sentences of at most `premise_words` words (or the claim
 contains the claim at a random position; a document shorter than that is used whole.
 
 Labels: positives 1 / aligned (0); swaps, negation and FactEdit 0 / contradiction (2);
-`other_document` and `claim_removed` 0 / neutral (1), so the model learns that unsupported is not
-the same as contradicted.
+`phrase_insertion`, `other_document` and `claim_removed` 0 / neutral (1), so the model learns that
+unsupported is not the same as contradicted.
 
 Each claim is kept positive with probability `positive_share`; its transforms are then tried in
 a random order until one applies. Every attempt is counted (`<name>.tried`, `.applied`,
@@ -53,6 +55,7 @@ NEGATIVE_TRANSFORMS = (
     "pronoun_swap",
     "negation",
     "argument_swap",
+    "phrase_insertion",
     "other_document",
     "claim_removed",
     "factedit_subject",
@@ -66,7 +69,8 @@ LABELS: dict[str, tuple[int, int]] = {
     "paraphrase": (1, 0),
     "other_document": (0, 1),
     "claim_removed": (0, 1),
-} | {name: (0, 2) for name in NEGATIVE_TRANSFORMS if name not in {"other_document", "claim_removed"}}
+    "phrase_insertion": (0, 1),
+} | {name: (0, 2) for name in NEGATIVE_TRANSFORMS if name not in {"other_document", "claim_removed", "phrase_insertion"}}
 FACTCC_TASK = "synthetic_factcc"
 FACTEDIT_TASK = "synthetic_factedit"
 PAIR_COLUMNS = (
@@ -154,6 +158,7 @@ class Pools:
     elements: dict[tuple[str, ...], list[PoolEntry]]  # triple element key (see `element_keys`) -> texts
     sentences: list[list[str]]  # each document's sentences
     document_entities: list[dict[str, list[str]]]  # each document's entity texts by label, first mention order
+    phrases: list[PoolEntry] = field(default_factory=list)  # modifiers of verbs that name a place, time or number
 
 
 @dataclass(frozen=True)
@@ -207,6 +212,7 @@ def build_pools(docs: Sequence[Doc], sentences: Sequence[Sequence[Sentence]]) ->
     entities: dict[str, list[PoolEntry]] = {}
     elements: dict[tuple[str, ...], list[PoolEntry]] = {}
     document_entities: list[dict[str, list[str]]] = []
+    phrases: list[PoolEntry] = []
     for index, doc in enumerate(docs):
         own: dict[str, list[str]] = {}
         for entity in doc.ents:
@@ -223,7 +229,29 @@ def build_pools(docs: Sequence[Doc], sentences: Sequence[Sequence[Sentence]]) ->
                     continue
                 for key in element_keys(element, span, triple):
                     _add_unique(elements.setdefault(key, []), (index, pool_text(span)))
-    return Pools(entities, elements, [[s.text for s in document] for document in sentences], document_entities)
+        for phrase in modifier_phrases(doc):
+            _add_unique(phrases, (index, phrase))
+    texts = [[s.text for s in document] for document in sentences]
+    return Pools(entities, elements, texts, document_entities, phrases)
+
+
+MODIFIER_TOKENS = (2, 6)  # words of an inserted modifier: "in 2015" .. "at the end of the season"
+DETAIL_LABELS = ("GPE", "LOC", "FAC", "DATE", "TIME", "ORG", "CARDINAL", "MONEY", "PERCENT", "EVENT")
+
+
+def modifier_phrases(doc: Doc) -> list[str]:
+    """A document's prepositional phrases that modify a verb and name a place, time, number or organisation
+    ("in Washington", "on Tuesday", "for $5 million"): the details an inserted phrase adds."""
+    found = []
+    for token in doc:
+        if token.dep_ != "prep" or token.head.pos_ not in {"VERB", "AUX"}:
+            continue
+        phrase = doc[token.left_edge.i : token.right_edge.i + 1]
+        low, high = MODIFIER_TOKENS
+        if low <= len(phrase) <= high and any(t.ent_type_ in DETAIL_LABELS for t in phrase) and "\n" not in phrase.text:
+            if not any(t.is_punct for t in phrase):
+                found.append(pool_text(phrase))
+    return found
 
 
 def _add_unique(entries: list[PoolEntry], entry: PoolEntry) -> None:
@@ -711,6 +739,23 @@ def _element_replacement(
     return None
 
 
+# --- inserted details --------------------------------------------------------------------------------------
+
+
+def phrase_insertion(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str | None:
+    """A modifier of another document (`modifier_phrases`) inserted at the end of one of the claim's sentences,
+    before its final punctuation: a detail the premise does not state. None when no sentence ends in
+    punctuation or no phrase qualifies (it must not be in the claim already)."""
+    ends = [sentence[-1] for sentence in doc.sents if sentence[-1].text in SENTENCE_END and len(sentence) > 2]
+    if not ends:
+        return None
+    phrase = pool.draw(pool.pools.phrases, lambda text: text.lower() not in claim.lower(), rng)
+    if phrase is None:
+        return None
+    end = ends[int(rng.integers(len(ends)))]
+    return claim[: end.idx].rstrip() + " " + phrase + claim[end.idx :]
+
+
 # --- PAWS-style argument swaps -----------------------------------------------------------------------------
 
 MAX_SWAP_TOKENS = 6  # an argument longer than this is a clause, not a name: swapping it reads as noise
@@ -778,6 +823,7 @@ TRANSFORM_FUNCTIONS: dict[str, Callable[[str, Doc, Pool, np.random.Generator], s
     "pronoun_swap": pronoun_swap,
     "negation": negation,
     "argument_swap": argument_swap,
+    "phrase_insertion": phrase_insertion,
     "other_document": other_document,
     "factedit_subject": factedit("subject"),
     "factedit_relation": factedit("relation"),

@@ -29,7 +29,7 @@ WHOLE_CLAIM_TRANSFORMS = ("other_document", "claim_removed")
 # Each synthetic error's FRANK category (factlab.models.aligner.ERROR_TYPES): what the type head learns. A swapped
 # argument or a replaced triple subject/object puts a wrong entity in a role (EntE); a number, date or time is a
 # circumstance (CircE); a negation or a replaced relation changes the predicate (RelE); a pronoun its coreference
-# (CorefE); a claim from elsewhere, or removed from its premise, is out of the article (OutE).
+# (CorefE); an inserted detail, a claim from elsewhere, or one removed from its premise, is out of the article (OutE).
 ERROR_TYPE_OF = {
     "entity_swap": "EntE",
     "argument_swap": "EntE",
@@ -39,6 +39,7 @@ ERROR_TYPE_OF = {
     "negation": "RelE",
     "factedit_relation": "RelE",
     "pronoun_swap": "CorefE",
+    "phrase_insertion": "OutE",
     "other_document": "OutE",
     "claim_removed": "OutE",
 }
