@@ -112,7 +112,7 @@ LOCALISATION = (
     "Token-level localisation: each scorer's per-sentence support projected onto the output's tokens (flagged "
     "when below the threshold; qasem\\_consistency: the lowest support of the QAs whose predicate or answer covers "
     "the token, 1 for a token in no QA; alignscore\\_tokens: the aligner's token head, a token's support being "
-    "1 - P(unsupported) of its least supported word piece read against the sentence's best chunk), against "
+    "1 - P(unsupported) of its least supported word piece, each piece's lowest over the source's chunks), against "
     "XSumFaith's hallucination spans (majority of 3 workers) and WiCE's unsupported tokens; precision, recall and "
     "F1 of the unsupported class per threshold policy (flag\\_all: "
     "every token flagged), span F1 (a run of flagged tokens is right when it overlaps a run of unsupported ones, "

@@ -13,12 +13,13 @@ text, offsets, support, the best chunk and that chunk's character span in the so
 cut counts of the engine (premise pieces cut to fit the model).
 
 With `localise` (the scoring rule and `factlab check`; not the tuning, which reads scores only), two
-more passes point at the error, each one pair per output sentence or per source sentence of its best
-chunk, not per chunk:
-- evidence: each source sentence of the sentence's best chunk scored against it by the same head;
+more passes point at the error:
+- evidence: each source sentence of the sentence's best chunk scored against it by the same head
+  (one short pair per source sentence of the best chunk);
   the best three, with their offsets in the source, are the sentence's `evidence`;
-- tokens: an aligner with a token head (factlab.models.token_support) reads (best chunk, sentence)
-  once more for each word piece's P(unsupported); the example's `tokens` column lists every piece
+- tokens: an aligner with a token head (factlab.models.token_support) reads every (chunk, sentence)
+  pair once more for each word piece's P(unsupported), the lowest over chunks (a word is supported
+  when some chunk supports it); the example's `tokens` column lists every piece
   with its offsets in the output and its support (1 - P(unsupported)), what the localisation
   analysis projects onto gold tokens (factlab.metaeval.localisation_command); with a type head, each
   sentence's `error_types`: the distribution over FRANK's categories of the error it would make.
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from factlab.errors import FactlabError
@@ -69,6 +71,7 @@ class AlignScorePairs:
     chunks: dict[str, list[SentenceChunk]]  # doc_id -> source chunks
     pairs: list[tuple[str, str]]  # (chunk, sentence) for every sentence of every example and every chunk of its source
     owners: list[tuple[int, int, int]]  # (example row, sentence index, chunk index) of each pair
+    examples_ids: list[str]  # the example id of each row
 
 
 def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: AlignScoreSettings) -> AlignScorePairs:
@@ -86,7 +89,7 @@ def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: 
             for chunk_index, chunk in enumerate(chunks[doc_id]):
                 pairs.append((chunk.text, sentence.text))
                 owners.append((row, sentence_index, chunk_index))
-    return AlignScorePairs(outputs, chunks, pairs, owners)
+    return AlignScorePairs(outputs, chunks, pairs, owners, examples["example_id"].astype(str).tolist())
 
 
 def best_premises(
@@ -125,7 +128,7 @@ def score_benchmark(
         sources = sentences_by_owner(sentences, "source", "doc_id")
         evidence = evidence_sentences(examples, outputs, sources, best_chunks, reader, settings, engine, cache)
         if isinstance(scorer, AlignerScorer) and scorer.has_token_head:
-            tokens, error_types = token_support(examples, outputs, best_chunks, scorer, engine)
+            tokens, error_types = token_support(job, best, scorer, engine)
     records = []
     empty_outputs = 0
     for row, (example_id, doc_id) in enumerate(
@@ -198,28 +201,36 @@ def evidence_sentences(
 
 
 def token_support(
-    examples: pd.DataFrame,
-    outputs: dict[str, list[Sentence]],
-    best_chunks: dict[tuple[int, int], SentenceChunk],
+    job: AlignScorePairs,
+    best: dict[tuple[int, int], tuple[float, int, int]],
     scorer: AlignerScorer,
     engine: EngineSettings | None,
 ) -> tuple[dict[tuple[int, int], list[dict[str, Any]]], dict[tuple[int, int], dict[str, float]]]:
-    """(row, output sentence) -> its word pieces read against its best chunk (offsets in the output, support), and
-    -> the type head's distribution over ERROR_TYPES for that pair (empty without a type head)."""
-    keys = list(best_chunks)
-    sentence_of = {key: outputs[str(examples["example_id"].iloc[key[0]])][key[1]] for key in keys}
-    result = score_tokens(scorer, [(best_chunks[key].text, sentence_of[key].text) for key in keys], engine)
+    """(row, output sentence) -> its word pieces (offsets in the output, support), each piece's P(unsupported) the
+    lowest over the source's chunks: a word is supported when some chunk supports it (on the validation parts of
+    XSumFaith and WiCE this reads better than the best chunk alone: docs/experiments.md); and -> the type head's
+    distribution over ERROR_TYPES against the best chunk (empty without a type head)."""
+    result = score_tokens(scorer, job.pairs, engine)
+    lowest: dict[tuple[int, int], tuple[Any, Any]] = {}
+    types: dict[tuple[int, int], dict[str, float]] = {}
+    for index, ((row, sentence, chunk), offsets, unsupported) in enumerate(
+        zip(job.owners, result.offsets, result.unsupported, strict=True)
+    ):
+        key = (row, sentence)
+        if key in lowest:
+            kept = min(len(unsupported), len(lowest[key][1]))
+            unsupported = np.minimum(lowest[key][1][:kept], unsupported[:kept])
+            offsets = offsets[:kept]
+        lowest[key] = (offsets, unsupported)
+        if result.error_types is not None and chunk == best[key][1]:
+            types[key] = dict(zip(ERROR_TYPES, map(float, result.error_types[index]), strict=True))
     pieces: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for key, offsets, unsupported in zip(keys, result.offsets, result.unsupported, strict=True):
-        shift = sentence_of[key].start
-        pieces[key] = [
+    for (row, sentence), (offsets, unsupported) in lowest.items():
+        example_id = str(job.examples_ids[row])
+        shift = job.outputs[example_id][sentence].start
+        pieces[(row, sentence)] = [
             {"start": int(start) + shift, "end": int(end) + shift, "support": 1.0 - float(p)}
             for (start, end), p in zip(offsets, unsupported, strict=True)
             if end > start
         ]
-    types: dict[tuple[int, int], dict[str, float]] = {}
-    if result.error_types is not None:
-        types = {
-            key: dict(zip(ERROR_TYPES, map(float, row), strict=True)) for key, row in zip(keys, result.error_types, strict=True)
-        }
     return pieces, types
