@@ -15,11 +15,6 @@ REPORT_CHECKER = (
 )
 
 
-def report_checker(wildcards):
-    """The checker folder for AlignScore's page; none for the other scorers."""
-    return REPORT_CHECKER if wildcards.scorer == "alignscore" and REPORT_CHECKER else []
-
-
 rule report_localise:
     input:
         data="results/data/{benchmark}.parquet",
@@ -27,7 +22,11 @@ rule report_localise:
         metrics=report_metrics,
         gold=report_gold,
         # AlignScore's page: the thresholds recorded with the checker (validation-chosen), not report.localise.threshold
-        checker=report_checker,
+        checker=lambda wildcards: (
+            REPORT_CHECKER
+            if wildcards.scorer == "alignscore" and REPORT_CHECKER
+            else []
+        ),
         code=code("report", "localise"),
     output:
         "results/report/{benchmark}/{scorer}.html",
