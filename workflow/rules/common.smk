@@ -19,8 +19,9 @@ CONDA_ENV = "../../environment.yml"
 # parser): they and every kind of job they need (downloads, data builds, the training mixture and its leakage
 # check) run before anything else; AlignScore's chunk-size tuning, and the sentence splits it reads, next. Rule
 # priorities, not Snakemake's --prioritize, which also adds its targets to the DAG: `snakemake
-# results/data/x.parquet` would train both models. A priority is not inherited by a job's inputs: a 2-second
-# sentence split left at 0 once held the tuning, and so every AlignScore job, back 13 minutes.
+# results/data/x.parquet` would train both models. A priority is not inherited by a job's inputs: the sentence
+# splits the tuning reads carry its priority, or a 2-second split left at 0 holds back the tuning and every
+# AlignScore job behind it.
 TRAINING_PATH_PRIORITY = 100
 TUNING_PATH_PRIORITY = 50
 
@@ -302,16 +303,6 @@ def report_gold(wildcards):
     return REPORT_GOLD.get(wildcards.benchmark, [])
 
 
-def report_checker(wildcards):
-    """The checker folder for AlignScore's page (the trained aligner packaged with its thresholds); none elsewhere."""
-    if (
-        wildcards.scorer == "alignscore"
-        and param("score.alignscore.model") == "trained"
-    ):
-        return "results/checker/model"
-    return []
-
-
 def report_optional_arguments(wildcards, input):
     arguments = [f"--metrics {input.metrics}"] if input.metrics else []
     arguments += [f"--checker {input.checker}"] if input.checker else []
@@ -364,8 +355,8 @@ def qasem_consistency_qa_table(benchmark, settings):
 
 def parsed_qa_files(wildcards):
     """The parser's QA tables that a scoring job reads (PARSED_QA_BENCHMARKS, score.smk): only they are
-    parsed (all 21 evaluation benchmarks cost 711 CPU-s in the full run of sessions 14-15, and only
-    QASemConsistency reads QAs); `qas` is the target that builds them (DVC's preprocess stage too).
+    parsed (parsing every evaluation benchmark costs many CPU-minutes, and only QASemConsistency reads QAs);
+    `qas` is the target that builds them (DVC's preprocess stage too).
     """
     return expand(PARSED_QAS, benchmark=PARSED_QA_BENCHMARKS)
 

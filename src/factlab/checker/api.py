@@ -119,7 +119,8 @@ class Checker:
         originals = sorted({(c.premise, c.original) for c in candidates})
         pairs = originals + [(c.premise, c.sentence) for c in candidates]
         reader = with_support_head(self.scorer, self.settings.support_head)
-        supports = score_pairs(reader, pairs, self.engine_settings(), description="corrections").scores
+        engine = engine_settings(self.settings, self.scorer, progress=self.progress)
+        supports = score_pairs(reader, pairs, engine, description="corrections").scores
         before = dict(zip(originals, supports[: len(originals)], strict=True))
         chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
         result = {}
@@ -129,12 +130,6 @@ class Checker:
                 text, records = apply_edits(outputs[row["id"]], edits)
                 result[row["id"]] = {"text": text, "edits": records}
         return result
-
-    def engine_settings(self) -> Any:
-        from factlab.models.engine import EngineSettings, resolve_precision
-
-        precision = resolve_precision(self.settings.precision, self.scorer.device)
-        return EngineSettings(self.settings.token_budget, self.settings.max_batch_pairs, precision, progress=self.progress)
 
 
 def check(
@@ -152,7 +147,6 @@ def check(
 def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, progress: bool) -> pd.DataFrame:
     """The pipeline's AlignScore table (example_id, score, sentences) of `pairs` (`id, source, output`)."""
     from factlab.data.adapters.custom import doc_id_from_source
-    from factlab.models.engine import EngineSettings, resolve_precision
     from factlab.preprocess.benchmark import sentence_units
     from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 
@@ -174,11 +168,16 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
         settings.support_head,
         localise=True,
     )
-    engine = EngineSettings(
-        settings.token_budget, settings.max_batch_pairs, resolve_precision(settings.precision, scorer.device), progress=progress
-    )
-    scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine)
+    scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine_settings(settings, scorer, progress=progress))
     return scores
+
+
+def engine_settings(settings: CheckerSettings, scorer: Any, *, progress: bool) -> Any:
+    """The engine's batching and precision as the checker card records them, on the scorer's device."""
+    from factlab.models.engine import EngineSettings, resolve_precision
+
+    precision = resolve_precision(settings.precision, scorer.device)
+    return EngineSettings(settings.token_budget, settings.max_batch_pairs, precision, progress=progress)
 
 
 def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:
@@ -206,19 +205,12 @@ def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:
 def span_records(result: dict[str, Any], output: str, threshold: float, source: str = "") -> list[dict[str, Any]]:
     """The unsupported phrases of one scored output (its `tokens`: word pieces with support), each with its sentence
     and an explanation from that sentence's best evidence sentence (factlab.checker.explain)."""
-    import numpy as np
-
     from factlab.checker.explain import explain
-    from factlab.models.token_support import unsupported_phrases
+    from factlab.models.token_support import phrases_from_pieces
 
-    pieces = result.get("tokens")
-    if pieces is None or (isinstance(pieces, float) and pd.isna(pieces)) or len(pieces) == 0:
-        return []
-    offsets = np.asarray([[int(piece["start"]), int(piece["end"])] for piece in pieces], dtype=np.int64)
-    unsupported = np.asarray([1.0 - float(piece["support"]) for piece in pieces])
     sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
     records = []
-    for start, end, probability in unsupported_phrases(output, offsets, unsupported, threshold):
+    for start, end, probability in phrases_from_pieces(result.get("tokens"), output, threshold):
         sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
         best = (result["sentences"][sentence].get("evidence") or [None])[0] if sentence is not None else None
         evidence = source[int(best["start"]) : int(best["end"])] if best is not None else None

@@ -108,6 +108,7 @@ def token_threshold(report_path: str | None) -> tuple[float, str]:
 
 def checker_settings(args: argparse.Namespace) -> CheckerSettings:
     choice = json.loads(Path(args.choice).read_text())
+    token_value, token_source = token_threshold(args.localisation_report)
     threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data)
     source = (
         f"maximises balanced accuracy on {chosen_on['pairs']} validation pairs of {', '.join(chosen_on['benchmarks'])}"
@@ -121,8 +122,8 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
             support_head=str(choice["support_head"]),
             threshold=round(float(threshold), 6) if threshold is not None else 0.5,
             threshold_source=source,
-            token_threshold=token_threshold(getattr(args, "localisation_report", None))[0],
-            token_threshold_source=token_threshold(getattr(args, "localisation_report", None))[1],
+            token_threshold=token_value,
+            token_threshold_source=token_source,
             validation={
                 "threshold": chosen_on,
                 "tuning_mean_roc_auc": choice.get("mean_roc_auc"),

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from factlab.metaeval.detection import roc_auc
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import as_float_vector, require_no_nan, require_same_length
+from factlab.metaeval.localisation import token_f1  # the F1 of flagged positives, zero where undefined
 
 EVALUATED_TYPES = ("EntE", "CircE", "RelE", "OutE", "CorefE")
 MONTHS_AND_DAYS = frozenset(
@@ -107,17 +108,10 @@ def best_f1_threshold(present: ArrayLike, score: ArrayLike) -> float:
     best, best_f1 = float(values.max()), -1.0
     for candidate in np.unique(values)[::-1]:
         flagged = values >= candidate
-        f1 = f1_score(gold, flagged.astype(np.int64))
+        f1 = token_f1(gold, flagged.astype(np.int64))
         if f1 > best_f1:
             best, best_f1 = float(candidate), f1
     return best
-
-
-def f1_score(present: ArrayLike, flagged: ArrayLike) -> float:
-    gold, predicted = np.asarray(present, dtype=np.int64), np.asarray(flagged, dtype=np.int64)
-    tp = int((gold & predicted).sum())
-    denominator = int(gold.sum() + predicted.sum())
-    return 2 * tp / denominator if denominator else 0.0
 
 
 def presence_auc(present: ArrayLike, score: ArrayLike) -> float:

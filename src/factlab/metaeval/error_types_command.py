@@ -33,12 +33,12 @@ from factlab.metaeval.error_types import (
     best_f1_threshold,
     category_present,
     confusion,
-    f1_score,
     presence_auc,
     rule_scores,
     summary_type_scores,
 )
 from factlab.metaeval.errors import StatisticsError
+from factlab.metaeval.localisation import token_f1
 
 LOG = logging.getLogger(__name__)
 METHODS = ("type_head", "unsupported", "rule", "majority")
@@ -131,7 +131,7 @@ def category_rows(table: pd.DataFrame, settings: argparse.Namespace) -> list[dic
                     "roc_auc_ci_low": low,
                     "roc_auc_ci_high": high,
                     "threshold": threshold,
-                    "f1": f1_score(gold, (score >= threshold).astype(np.int64)),
+                    "f1": token_f1(gold, (score >= threshold).astype(np.int64)),
                 }
             )
     return rows

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -82,6 +83,16 @@ def score_tokens(
                 unsupported[index] = token_probabilities[row, start : start + kept].astype(np.float64)
     offsets = [piece_offsets[hypothesis][: len(values)] for (_, hypothesis), values in zip(pairs, unsupported, strict=True)]
     return TokenResult(support, offsets, unsupported, encoded.hypothesis_cut.copy(), error_types)
+
+
+def phrases_from_pieces(pieces: Any, text: str, threshold: float) -> list[tuple[int, int, float]]:
+    """`unsupported_phrases` of a score table's token detail (factlab.score.alignscore `tokens`: each word piece's
+    start, end and support = 1 - P(unsupported)); none where the table has no token detail."""
+    if pieces is None or isinstance(pieces, float) or len(pieces) == 0:
+        return []
+    offsets = np.asarray([[int(piece["start"]), int(piece["end"])] for piece in pieces], dtype=np.int64)
+    unsupported = np.asarray([1.0 - float(piece["support"]) for piece in pieces])
+    return unsupported_phrases(text, offsets, unsupported, threshold)
 
 
 def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) -> list[tuple[int, int, float]]:

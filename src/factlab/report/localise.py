@@ -330,18 +330,11 @@ def gold_by_example(gold: pd.DataFrame | None, known: set[str]) -> dict[str, lis
 
 def predicted_spans(row: Mapping[str, Any], output: str, token_threshold: float) -> list[dict[str, Any]]:
     """The unsupported phrases of a scored output with token support (`tokens`: word pieces, their support)."""
-    import numpy as np
+    from factlab.models.token_support import phrases_from_pieces
 
-    from factlab.models.token_support import unsupported_phrases
-
-    pieces = row.get("tokens")
-    if pieces is None or isinstance(pieces, float) or len(pieces) == 0:
-        return []
-    offsets = np.asarray([[int(p["start"]), int(p["end"])] for p in pieces], dtype=np.int64)
-    unsupported = np.asarray([1.0 - float(p["support"]) for p in pieces])
     return [
         {"start": start, "end": end, "probability": probability}
-        for start, end, probability in unsupported_phrases(output, offsets, unsupported, token_threshold)
+        for start, end, probability in phrases_from_pieces(row.get("tokens"), output, token_threshold)
     ]
 
 

@@ -71,7 +71,6 @@ class AlignScorePairs:
     chunks: dict[str, list[SentenceChunk]]  # doc_id -> source chunks
     pairs: list[tuple[str, str]]  # (chunk, sentence) for every sentence of every example and every chunk of its source
     owners: list[tuple[int, int, int]]  # (example row, sentence index, chunk index) of each pair
-    examples_ids: list[str]  # the example id of each row
 
 
 def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: AlignScoreSettings) -> AlignScorePairs:
@@ -89,7 +88,7 @@ def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: 
             for chunk_index, chunk in enumerate(chunks[doc_id]):
                 pairs.append((chunk.text, sentence.text))
                 owners.append((row, sentence_index, chunk_index))
-    return AlignScorePairs(outputs, chunks, pairs, owners, examples["example_id"].astype(str).tolist())
+    return AlignScorePairs(outputs, chunks, pairs, owners)
 
 
 def best_premises(
@@ -128,7 +127,7 @@ def score_benchmark(
         sources = sentences_by_owner(sentences, "source", "doc_id")
         evidence = evidence_sentences(examples, outputs, sources, best_chunks, reader, settings, engine, cache)
         if isinstance(scorer, AlignerScorer) and scorer.has_token_head:
-            tokens, error_types = token_support(job, best, scorer, engine)
+            tokens, error_types = token_support(examples, job, best, scorer, engine)
     records = []
     empty_outputs = 0
     for row, (example_id, doc_id) in enumerate(
@@ -201,6 +200,7 @@ def evidence_sentences(
 
 
 def token_support(
+    examples: pd.DataFrame,
     job: AlignScorePairs,
     best: dict[tuple[int, int], tuple[float, int, int]],
     scorer: AlignerScorer,
@@ -225,9 +225,9 @@ def token_support(
         if result.error_types is not None and chunk == best[key][1]:
             types[key] = dict(zip(ERROR_TYPES, map(float, result.error_types[index]), strict=True))
     pieces: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    example_ids = examples["example_id"].astype(str).tolist()
     for (row, sentence), (offsets, unsupported) in lowest.items():
-        example_id = str(job.examples_ids[row])
-        shift = job.outputs[example_id][sentence].start
+        shift = job.outputs[example_ids[row]][sentence].start
         pieces[(row, sentence)] = [
             {"start": int(start) + shift, "end": int(end) + shift, "support": 1.0 - float(p)}
             for (start, end), p in zip(offsets, unsupported, strict=True)
