@@ -288,8 +288,17 @@ def write_scores(tmp_path: Path, scored, benchmark: str, scorer: str) -> str:
     return str(scores)
 
 
-def run(tmp_path: Path, gold: str, scores: list[str], benchmark="bench", policies=("fixed05", "val_tuned", "oracle")):
+def run(
+    tmp_path: Path,
+    gold: str,
+    scores: list[str],
+    benchmark="bench",
+    policies=("fixed05", "val_tuned", "oracle"),
+    sources: str | None = None,
+):
     args = argparse.Namespace(
+        sources=[f"{benchmark}={sources}"] if sources else [],
+        localiser_out=str(tmp_path / "token_localiser.json") if sources else None,
         scores=scores,
         gold=[f"{benchmark}={gold}"],
         policies=list(policies),

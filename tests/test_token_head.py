@@ -20,7 +20,8 @@ from factlab.checker.api import span_records
 from factlab.data.registry import get_spec
 from factlab.models.aligner import AlignerConfig, AlignerScorer, load_aligner, new_network, save_aligner
 from factlab.models.engine import EngineSettings, encode_pairs, pad_batch, score_pairs
-from factlab.models.token_support import score_tokens, unsupported_phrases
+from factlab.models.token_support import score_tokens
+from factlab.models.token_words import unsupported_phrases
 from factlab.train import synthetic as syn
 from factlab.train import token_labels
 from factlab.train.aligner import batch_token_labels, row_targets, token_targets, train_aligner
@@ -264,7 +265,11 @@ def test_localisation_evaluates_the_token_detail_as_its_own_scorer(tmp_path):
 
 
 def test_checker_token_threshold_is_the_validation_tuned_one(tmp_path):
-    from factlab.checker.package_command import token_threshold
+    from factlab.checker.package_command import token_reading
+
+    def token_threshold(path):
+        reading = token_reading(path)
+        return reading.threshold, reading.source
 
     def tuned(value: float) -> dict:
         return {"thresholds": {"val_tuned": value}}
@@ -286,6 +291,13 @@ def test_checker_token_threshold_is_the_validation_tuned_one(tmp_path):
     path.write_text(json.dumps(report))
     assert token_threshold(str(path))[0] == pytest.approx(0.6)
     assert token_threshold(None) == (0.5, "default 0.5 (no validation threshold recorded with this model)")
+    # a fitted localiser and its tuned threshold come first, and travel together
+    localiser = {"features": ["head"], "weights": [1.0], "intercept": 0.0}
+    report["localisers"] = {"alignscore": localiser}
+    report["datasets"]["xsumfaith_spans"]["scorers"]["alignscore_localiser"] = tuned(0.45)
+    path.write_text(json.dumps(report))
+    reading = token_reading(str(path))
+    assert reading.threshold == pytest.approx(0.55) and reading.localiser == localiser and "token localiser" in reading.source
     # the checker marks exactly the words the analysis flags at that threshold: support 0.3 is not below 0.3
     offsets, p = np.array([[0, 3], [4, 7]]), np.array([0.7, 0.71])
     assert unsupported_phrases("Bad cat", offsets, p, 0.7) == [(4, 7, 0.71)]

@@ -389,7 +389,8 @@ rule correlate_summeval_scorers:
 
 # Token-level localisation: each scorer's per-sentence support (QASemConsistency: its QAs' spans) projected onto
 # output tokens, against XSumFaith's spans (xsumfaith_spans, gold of the xsumfaith benchmark) and WiCE's
-# unsupported tokens (wice_tokens).
+# unsupported tokens (wice_tokens). The benchmarks' data tables give the outputs' sources to the token localiser
+# (the token head read with the source's words, weights fit on the validation tokens: token_localiser.json).
 LOCALISATION_GOLD = {
     "xsumfaith": "results/data/xsumfaith_spans.parquet",
     "wice_tokens": "results/data/wice_tokens.parquet",
@@ -409,11 +410,13 @@ rule evaluate_localisation:
     input:
         scores=score_files(LOCALISATION_BENCHMARKS, LOCALISATION_SCORERS),
         gold=[LOCALISATION_GOLD[name] for name in LOCALISATION_BENCHMARKS],
+        sources=[f"results/data/{name}.parquet" for name in LOCALISATION_BENCHMARKS],
         code=code("metaeval", "localisation"),
     output:
         tokens=f"{METAEVAL_DIR}/localisation/tokens.csv",
         report=f"{METAEVAL_DIR}/localisation/report.json",
         metrics=f"{METAEVAL_DIR}/localisation/metrics.json",
+        localiser=f"{METAEVAL_DIR}/localisation/token_localiser.json",
     log:
         "logs/metaeval/localisation.log",
     conda:
@@ -421,6 +424,9 @@ rule evaluate_localisation:
     params:
         gold=" ".join(
             f"{name}={LOCALISATION_GOLD[name]}" for name in LOCALISATION_BENCHMARKS
+        ),
+        sources=" ".join(
+            f"{name}=results/data/{name}.parquet" for name in LOCALISATION_BENCHMARKS
         ),
         policies=" ".join(param("metaeval.localisation.threshold_policies")),
         val_fraction=param("metaeval.localisation.val_fraction"),
@@ -430,8 +436,8 @@ rule evaluate_localisation:
     shell:
         "factlab metaeval localisation --scores {input.scores} --gold {params.gold} --policies {params.policies} "
         "--val-fraction {params.val_fraction} --seed {params.seed} --resamples {params.resamples} "
-        "--confidence {params.confidence} --out {output.tokens} --report {output.report} "
-        "--out-metrics {output.metrics} > {log} 2>&1"
+        "--confidence {params.confidence} --sources {params.sources} --out {output.tokens} --report {output.report} "
+        "--out-metrics {output.metrics} --localiser-out {output.localiser} > {log} 2>&1"
 
 
 # QASemConsistency's QA decomposition against sentences and the parser's QAs (score_qa_decomposition).

@@ -30,13 +30,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from factlab.checker.folder import CheckerSettings, resolve_model
 from factlab.checker.inputs import pairs_frame
 from factlab.data.judgeable import UNSCORABLE, judge_flags
+
+if TYPE_CHECKING:
+    from factlab.models.token_localiser import TokenLocaliser
 
 RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
 
@@ -61,12 +64,21 @@ class Checker:
     def threshold(self) -> float:
         return self.settings.threshold
 
+    @property
+    def localiser(self) -> TokenLocaliser | None:
+        """The token localiser recorded with the model (factlab.models.token_localiser), if any."""
+        from factlab.models.token_localiser import TokenLocaliser
+
+        recorded = self.settings.token_localiser
+        return TokenLocaliser.from_dict(recorded) if recorded else None
+
     def check(self, sources: Sequence[str], outputs: Sequence[str], ids: Sequence[Any] | None = None) -> pd.DataFrame:
         """One row per (source, output) pair, in order (`RESULT_COLUMNS`)."""
         return self.check_pairs(pairs_frame(sources, outputs, ids))
 
     def check_pairs(self, pairs: pd.DataFrame) -> pd.DataFrame:
         """`check` on a frame of `id, source, output` (factlab.checker.inputs)."""
+        localiser = self.localiser
         flags = [judge_flags(source, output) for source, output in zip(pairs["source"], pairs["output"], strict=True)]
         scorable = [not set(found) & set(UNSCORABLE) for found in flags]
         scored = score_frame(pairs[scorable], self.scorer, self.settings, progress=self.progress)
@@ -89,7 +101,7 @@ class Checker:
                     "sentences": [] if result is None else [evidence_record(item, source) for item in result["sentences"]],
                     "spans": []
                     if result is None
-                    else span_records(result, outputs[example_id], self.settings.token_threshold, source),
+                    else span_records(result, outputs[example_id], self.settings.token_threshold, source, localiser),
                 }
             )
         corrections = self.corrections(rows, by_id, outputs, sources)
@@ -202,15 +214,20 @@ def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:
     }
 
 
-def span_records(result: dict[str, Any], output: str, threshold: float, source: str = "") -> list[dict[str, Any]]:
-    """The unsupported phrases of one scored output (its `tokens`: word pieces with support), each with its sentence
-    and an explanation from that sentence's best evidence sentence (factlab.checker.explain)."""
+def span_records(
+    result: dict[str, Any], output: str, threshold: float, source: str = "", localiser: TokenLocaliser | None = None
+) -> list[dict[str, Any]]:
+    """The unsupported phrases of one scored output (its `tokens`: word pieces with support, read through the
+    checker's token localiser when it has one), each with its sentence and an explanation from that sentence's
+    best evidence sentence (factlab.checker.explain)."""
     from factlab.checker.explain import explain
-    from factlab.models.token_support import phrases_from_pieces
+    from factlab.models.token_localiser import scored_words
+    from factlab.models.token_words import phrases_from_words
 
     sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
     records = []
-    for start, end, probability in phrases_from_pieces(result.get("tokens"), output, threshold):
+    words = scored_words(result.get("tokens"), output, source, localiser)
+    for start, end, probability in phrases_from_words(output, words, threshold):
         sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
         best = (result["sentences"][sentence].get("evidence") or [None])[0] if sentence is not None else None
         evidence = source[int(best["start"]) : int(best["end"])] if best is not None else None

@@ -44,6 +44,8 @@ class CheckerSettings:
     threshold_source: str = "default 0.5 (no validation threshold recorded with this model)"
     token_threshold: float = 0.5  # a word is marked unsupported iff its P(unsupported) > this (aligners with a token head)
     token_threshold_source: str = "default 0.5 (no validation threshold recorded with this model)"
+    # The token localiser's weights (factlab.models.token_localiser), fit on validation tokens; None: the head alone.
+    token_localiser: dict[str, Any] | None = None
     entailment_label: str = "entailment"
     validation: dict[str, Any] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ def register(commands: Any) -> None:
     package.add_argument(
         "--localisation-report",
         default=None,
-        help="results/metaeval/localisation/report.json: the token head's validation-tuned threshold (alignscore_tokens)",
+        help="results/metaeval/localisation/report.json: the token localiser's weights and validation-tuned threshold",
     )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
@@ -85,30 +86,46 @@ def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | No
 # The gold whose validation part tunes the token threshold, in order of preference: WiCE's dev split is a validation
 # split of its own; XSumFaith's is a seeded share of its documents (metaeval.localisation.val_fraction).
 TOKEN_THRESHOLD_GOLD = ("wice_tokens", "xsumfaith_spans")
-TOKEN_SCORER = "alignscore_tokens"
+# The localisation analysis's readings of AlignScore's token detail, preferred first: through the token localiser
+# fit on validation tokens (factlab.models.token_localiser), then the head alone.
+TOKEN_READINGS = (("alignscore_localiser", "token localiser"), ("alignscore_tokens", "token head"))
+LOCALISED_SCORER = "alignscore"
 
 
-def token_threshold(report_path: str | None) -> tuple[float, str]:
-    """P(unsupported) above which the checker marks a word: 1 - the localisation analysis's validation-tuned support
-    threshold of the token head (a token is flagged iff its support is below it), and where it was tuned."""
-    default = CheckerSettings.token_threshold, CheckerSettings.token_threshold_source
+@dataclass(frozen=True)
+class TokenReading:
+    threshold: float
+    source: str
+    localiser: dict[str, Any] | None = None
+
+
+def token_reading(report_path: str | None) -> TokenReading:
+    """How the checker marks words: P(unsupported) above 1 - the localisation analysis's validation-tuned support
+    threshold (a token is flagged iff its support is below it) of the token localiser, with its weights, or of the
+    head alone; and where the threshold was tuned."""
+    default = TokenReading(CheckerSettings.token_threshold, CheckerSettings.token_threshold_source)
     if report_path is None:
         return default
-    datasets = _read_json(Path(report_path)).get("datasets", {})
-    for gold in TOKEN_THRESHOLD_GOLD:
-        entry = datasets.get(gold, {})
-        tuned = entry.get("scorers", {}).get(TOKEN_SCORER, {}).get("thresholds", {}).get("val_tuned")
-        if tuned is not None:
-            split = entry.get("split", {})
-            where = split.get("validation") if split.get("kind") == "upstream" else "validation documents"
-            source = f"maximises token F1 of the token head on {gold} ({where}), flagged iff support < {round(float(tuned), 6)}"
-            return round(1.0 - float(tuned), 6), source
+    report = _read_json(Path(report_path))
+    datasets, localisers = report.get("datasets", {}), report.get("localisers", {})
+    for scorer, name in TOKEN_READINGS:
+        localiser = localisers.get(LOCALISED_SCORER) if scorer == "alignscore_localiser" else None
+        if scorer == "alignscore_localiser" and localiser is None:
+            continue
+        for gold in TOKEN_THRESHOLD_GOLD:
+            entry = datasets.get(gold, {})
+            tuned = entry.get("scorers", {}).get(scorer, {}).get("thresholds", {}).get("val_tuned")
+            if tuned is not None:
+                split = entry.get("split", {})
+                where = split.get("validation") if split.get("kind") == "upstream" else "validation documents"
+                source = f"maximises token F1 of the {name} on {gold} ({where}), flagged iff support < {round(float(tuned), 6)}"
+                return TokenReading(round(1.0 - float(tuned), 6), source, localiser)
     return default
 
 
 def checker_settings(args: argparse.Namespace) -> CheckerSettings:
     choice = json.loads(Path(args.choice).read_text())
-    token_value, token_source = token_threshold(args.localisation_report)
+    tokens = token_reading(args.localisation_report)
     threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data)
     source = (
         f"maximises balanced accuracy on {chosen_on['pairs']} validation pairs of {', '.join(chosen_on['benchmarks'])}"
@@ -122,8 +139,9 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
             support_head=str(choice["support_head"]),
             threshold=round(float(threshold), 6) if threshold is not None else 0.5,
             threshold_source=source,
-            token_threshold=token_value,
-            token_threshold_source=token_source,
+            token_threshold=tokens.threshold,
+            token_threshold_source=tokens.source,
+            token_localiser=tokens.localiser,
             validation={
                 "threshold": chosen_on,
                 "tuning_mean_roc_auc": choice.get("mean_roc_auc"),

@@ -62,6 +62,8 @@ from factlab.metaeval.localisation import (
     token_prf,
     token_roc_auc,
 )
+from factlab.models.token_localiser import FEATURES, TokenLocaliser, WordFeatures, fit_localiser, word_features
+from factlab.models.token_words import piece_arrays
 
 LOG = logging.getLogger(__name__)
 GOLD_COLUMNS = ("example_id", "doc_id", "split", "output", "tokens", "token_offsets", "token_labels")
@@ -71,6 +73,9 @@ DETAIL_COLUMNS = ("sentences", "units")
 # A table may also carry per-token support (the aligner's token head: factlab.score.alignscore): it is evaluated
 # as a scorer of its own, `<scorer>_tokens`, each word piece a unit covering its characters.
 TOKEN_DETAIL, TOKEN_SUFFIX = "tokens", "_tokens"
+# With the outputs' sources (`--sources`), the token detail is also read through a token localiser
+# (factlab.models.token_localiser) fit on the validation tokens of every gold table at once: `<scorer>_localiser`.
+LOCALISER_SUFFIX = "_localiser"
 VALIDATION, EVALUATED = "validation", "evaluated"
 COLUMNS = (
     "dataset",
@@ -117,6 +122,16 @@ def register(commands: Any) -> None:
     parser.add_argument("--out", required=True, help="CSV (tokens.csv)")
     parser.add_argument("--report", required=True, help="JSON (report.json)")
     parser.add_argument("--out-metrics", required=True, help="metrics.json: the headline numbers per scorer (dvc metrics)")
+    parser.add_argument(
+        "--sources",
+        nargs="*",
+        default=[],
+        help="<benchmark>=<table with example_id, source>: the sources the token localiser reads (its benchmark's data table)",
+    )
+    parser.add_argument(
+        "--localiser-out",
+        help="JSON (token_localiser.json): per scorer with token detail, the localiser's weights fit on validation tokens",
+    )
     parser.set_defaults(func=run_localisation)
 
 
@@ -464,37 +479,142 @@ def agreement_report(gold: dict[str, GoldExample], parts: dict[str, str]) -> dic
     return report
 
 
+@dataclass
+class GoldTable:
+    benchmark: str
+    path: str
+    gold: dict[str, GoldExample]
+    parts: dict[str, str]
+    split: dict[str, Any]
+    sources: dict[str, str] | None  # example_id -> source (`--sources`), for the token localiser
+
+
+def read_sources(path: str) -> dict[str, str]:
+    frame = read_example_table(path, ("example_id", "source"))
+    return dict(zip(frame["example_id"].astype(str), frame["source"].astype(str), strict=True))
+
+
+def example_words(table: GoldTable, example_id: str, pieces: Any, *, file: str) -> WordFeatures:
+    """The token localiser's features of one scored output's words."""
+    if table.sources is None or example_id not in table.sources:
+        raise DataError("no source for the scored output (--sources)", file=file, record=example_id, field="example_id")
+    arrays = piece_arrays(pieces)
+    if arrays is None:
+        raise DataError("no token detail", file=file, record=example_id, field=TOKEN_DETAIL)
+    return word_features(table.gold[example_id].output, table.sources[example_id], *arrays)
+
+
+def localiser_training_tokens(table: GoldTable, scores: pd.DataFrame, *, file: str) -> tuple[np.ndarray, np.ndarray]:
+    """(features, 0/1 unsupported) of the validation part's gold tokens: each token takes the features of the
+    word over it that the head finds least supported (the projection the analysis uses); tokens under no
+    word are left out."""
+    values, labels = [], []
+    for row in scores.itertuples(index=False):
+        example_id = str(row.example_id)
+        pieces = getattr(row, TOKEN_DETAIL)
+        if table.parts.get(example_id) != VALIDATION or pd.isna(row.score) or piece_arrays(pieces) is None:
+            continue
+        words = example_words(table, example_id, pieces, file=file)
+        example = table.gold[example_id]
+        projected = project_unit_support(example.offsets, [[span] for span in words.spans], 1.0 - words.values[:, 0])
+        covered = projected.sentence_index >= 0
+        values.append(words.values[projected.sentence_index[covered]])
+        labels.append(example.unsupported[covered])
+    if not values:
+        return np.zeros((0, len(FEATURES))), np.zeros(0, dtype=np.int64)
+    return np.concatenate(values), np.concatenate(labels)
+
+
+def localised_scores(table: GoldTable, scores: pd.DataFrame, localiser: TokenLocaliser, *, file: str) -> pd.DataFrame:
+    """`scores` with its token detail replaced by the localiser's words (start, end, support = 1 - P(unsupported))."""
+    words = []
+    for row in scores.itertuples(index=False):
+        pieces = getattr(row, TOKEN_DETAIL)
+        if pd.isna(row.score) or piece_arrays(pieces) is None or str(row.example_id) not in table.gold:
+            words.append(None)
+            continue
+        found = example_words(table, str(row.example_id), pieces, file=file)
+        probabilities = localiser.unsupported(found.values)
+        words.append(
+            [
+                {"start": int(start), "end": int(end), "support": float(1.0 - p)}
+                for (start, end), p in zip(found.spans, probabilities, strict=True)
+            ]
+        )
+    return scores.assign(**{TOKEN_DETAIL: words})
+
+
+def fit_localisers(tables: list[GoldTable], by_benchmark: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+    """Per scorer with token detail, a token localiser fit on the validation tokens of every gold table with
+    sources, and what it was fit on."""
+    pooled: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for table in tables:
+        if table.sources is None:
+            continue
+        for path in sorted(by_benchmark.get(table.benchmark, [])):
+            scores = read_example_table(path, SCORE_COLUMNS)
+            if TOKEN_DETAIL in scores.columns:
+                pooled.setdefault(Path(path).stem, {})[Path(table.path).stem] = localiser_training_tokens(
+                    table, scores, file=path
+                )
+    fitted = {}
+    for scorer, parts in sorted(pooled.items()):
+        values = np.concatenate([found for found, _ in parts.values()])
+        labels = np.concatenate([found for _, found in parts.values()])
+        try:
+            localiser = fit_localiser(values, labels)
+        except ValueError as error:
+            LOG.warning("%s: no token localiser (%s)", scorer, error)
+            continue
+        fitted[scorer] = localiser.to_dict() | {
+            "fitted_on": {dataset: {"part": VALIDATION, "tokens": len(found)} for dataset, (_, found) in parts.items()}
+        }
+    return fitted
+
+
 def run_localisation(args: argparse.Namespace) -> None:
     gold_paths = benchmark_arguments(args.gold, "--gold", "path")
+    source_paths = benchmark_arguments(args.sources, "--sources", "path") if args.sources else {}
     by_benchmark: dict[str, list[str]] = {}
     for path in args.scores:
         benchmark = Path(path).parent.name
         if benchmark not in gold_paths:
             raise FactlabError(f"{path}: no --gold table for benchmark {benchmark!r} (given: {sorted(gold_paths)})")
         by_benchmark.setdefault(benchmark, []).append(path)
-    rows: list[dict[str, Any]] = []
-    report: dict[str, Any] = {"policies": list(args.policies), "datasets": {}}
+    tables = []
     for benchmark, gold_path in sorted(gold_paths.items()):
-        dataset = Path(gold_path).stem
         gold = read_gold(gold_path)
         parts, split = split_parts(gold, file=gold_path, val_fraction=args.val_fraction, seed=args.seed)
+        sources = read_sources(source_paths[benchmark]) if benchmark in source_paths else None
+        tables.append(GoldTable(benchmark, gold_path, gold, parts, split, sources))
+    localisers = fit_localisers(tables, by_benchmark)
+    rows: list[dict[str, Any]] = []
+    report: dict[str, Any] = {"policies": list(args.policies), "datasets": {}, "localisers": localisers}
+    for table in tables:
+        dataset = Path(table.path).stem
         entry: dict[str, Any] = {
-            "gold": gold_path,
-            "scored_benchmark": benchmark,
-            "examples": len(gold),
-            "tokens": int(sum(len(example.offsets) for example in gold.values())),
-            "split": split,
-            "agreement": agreement_report(gold, parts),
+            "gold": table.path,
+            "scored_benchmark": table.benchmark,
+            "examples": len(table.gold),
+            "tokens": int(sum(len(example.offsets) for example in table.gold.values())),
+            "split": table.split,
+            "agreement": agreement_report(table.gold, table.parts),
             "scorers": {},
         }
-        for path in sorted(by_benchmark.get(benchmark, [])):
+        for path in sorted(by_benchmark.get(table.benchmark, [])):
             scores = read_example_table(path, SCORE_COLUMNS)
-            readings = [(Path(path).stem, "")]
+            stem = Path(path).stem
+            readings = [(stem, "", scores)]
             if TOKEN_DETAIL in scores.columns:
-                readings.append((Path(path).stem + TOKEN_SUFFIX, TOKEN_DETAIL))
-            for scorer, detail in readings:
-                tokens, counts = scored_tokens(path, gold, parts, scores=scores, detail=detail)
-                n_unscored = sum(1 for eid, part in parts.items() if part == EVALUATED) - int(
+                readings.append((stem + TOKEN_SUFFIX, TOKEN_DETAIL, scores))
+                if stem in localisers and table.sources is not None:
+                    localiser = TokenLocaliser.from_dict(localisers[stem])
+                    readings.append(
+                        (stem + LOCALISER_SUFFIX, TOKEN_DETAIL, localised_scores(table, scores, localiser, file=path))
+                    )
+            for scorer, detail, read in readings:
+                tokens, counts = scored_tokens(path, table.gold, table.parts, scores=read, detail=detail)
+                n_unscored = sum(1 for part in table.parts.values() if part == EVALUATED) - int(
                     tokens.loc[tokens["part"] == EVALUATED, "example_id"].nunique()
                 )
                 scorer_rows, thresholds = localisation_rows(
@@ -503,10 +623,12 @@ def run_localisation(args: argparse.Namespace) -> None:
                 rows += scorer_rows
                 entry["scorers"][scorer] = {"scores": path, "thresholds": thresholds, **counts}
         report["datasets"][dataset] = entry
-    table = pd.DataFrame(rows, columns=list(COLUMNS))
-    write_text(table.to_csv(index=False, float_format="%.6g"), args.out)
+    table_frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    write_text(table_frame.to_csv(index=False, float_format="%.6g"), args.out)
     write_report(report, args.report)
-    write_json(headline_metrics(table), args.out_metrics)
+    write_json(headline_metrics(table_frame), args.out_metrics)
+    if args.localiser_out:
+        write_json(localisers, args.localiser_out)
 
 
 def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:

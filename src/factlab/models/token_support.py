@@ -6,17 +6,13 @@ does: factlab.models.engine) and returns, per pair, the 3-way support and each k
 piece's character span in the hypothesis with its P(unsupported). Word pieces cut to fit
 `max_length` have no probability: they are counted, never guessed.
 
-`unsupported_phrases` turns one hypothesis's pieces into phrases a reader sees: pieces above the
-threshold, grown to whole words (a word is as unsupported as its most unsupported piece; punctuation
-stands alone), and words separated only by spaces merged, each phrase with its largest probability.
+factlab.models.token_words reads the pieces as words and phrases.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -31,10 +27,6 @@ from factlab.models.engine import (
     resolve_precision,
     scorer_template,
 )
-
-# A word: letters and digits, with inner apostrophes, hyphens and dots ("U.S.", "don't", "2.5"); any other
-# character stands alone, so that a marked word does not take its sentence's full stop along.
-WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*|[^\w\s]")
 
 
 @dataclass
@@ -83,39 +75,3 @@ def score_tokens(
                 unsupported[index] = token_probabilities[row, start : start + kept].astype(np.float64)
     offsets = [piece_offsets[hypothesis][: len(values)] for (_, hypothesis), values in zip(pairs, unsupported, strict=True)]
     return TokenResult(support, offsets, unsupported, encoded.hypothesis_cut.copy(), error_types)
-
-
-def phrases_from_pieces(pieces: Any, text: str, threshold: float) -> list[tuple[int, int, float]]:
-    """`unsupported_phrases` of a score table's token detail (factlab.score.alignscore `tokens`: each word piece's
-    start, end and support = 1 - P(unsupported)); none where the table has no token detail."""
-    if pieces is None or isinstance(pieces, float) or len(pieces) == 0:
-        return []
-    offsets = np.asarray([[int(piece["start"]), int(piece["end"])] for piece in pieces], dtype=np.int64)
-    unsupported = np.asarray([1.0 - float(piece["support"]) for piece in pieces])
-    return unsupported_phrases(text, offsets, unsupported, threshold)
-
-
-def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) -> list[tuple[int, int, float]]:
-    """(start, end, P(unsupported)) of each word of `text` (`WORD`) that has pieces: its most unsupported piece."""
-    words = []
-    for match in WORD.finditer(text):
-        inside = (offsets[:, 0] < match.end()) & (offsets[:, 1] > match.start()) if len(offsets) else np.zeros(0, bool)
-        if inside.any():
-            words.append((match.start(), match.end(), float(unsupported[inside].max())))
-    return words
-
-
-def unsupported_phrases(
-    text: str, offsets: np.ndarray, unsupported: np.ndarray, threshold: float
-) -> list[tuple[int, int, float]]:
-    """(start, end, probability) of each phrase of flagged words (P(unsupported) > threshold, i.e. support below
-    1 - threshold, the localisation analysis's rule); adjacent words merge."""
-    phrases: list[list[float]] = []
-    for start, end, probability in word_unsupported(text, offsets, unsupported):
-        if probability <= threshold:
-            continue
-        if phrases and not text[int(phrases[-1][1]) : start].strip():
-            phrases[-1][1], phrases[-1][2] = end, max(phrases[-1][2], probability)
-        else:
-            phrases.append([start, end, probability])
-    return [(int(start), int(end), float(probability)) for start, end, probability in phrases]

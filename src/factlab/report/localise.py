@@ -46,6 +46,7 @@ import pandas as pd
 
 from factlab.commands import positive_int
 from factlab.errors import DataError, FactlabError
+from factlab.models.token_localiser import TokenLocaliser
 
 LOGGER = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ class LocaliseSettings:
     page_size: int
     token_threshold: float = 0.5
     threshold_source: str = "report.localise.threshold"
+    token_localiser: dict[str, Any] | None = None  # the checker's token localiser (factlab.models.token_localiser)
 
 
 def register(commands: Any) -> None:
@@ -120,7 +122,7 @@ def checker_thresholds(settings: LocaliseSettings, checker: str) -> LocaliseSett
 
     recorded = CheckerSettings.from_json(Path(checker) / CARD_FILE)
     source = f"checker: score {recorded.threshold_source}; tokens {recorded.token_threshold_source}"
-    return LocaliseSettings(recorded.threshold, settings.page_size, recorded.token_threshold, source)
+    return LocaliseSettings(recorded.threshold, settings.page_size, recorded.token_threshold, source, recorded.token_localiser)
 
 
 # --- reading ---------------------------------------------------------------------------------------------------
@@ -328,18 +330,28 @@ def gold_by_example(gold: pd.DataFrame | None, known: set[str]) -> dict[str, lis
     return grouped
 
 
-def predicted_spans(row: Mapping[str, Any], output: str, token_threshold: float) -> list[dict[str, Any]]:
-    """The unsupported phrases of a scored output with token support (`tokens`: word pieces, their support)."""
-    from factlab.models.token_support import phrases_from_pieces
+def predicted_spans(
+    row: Mapping[str, Any], output: str, token_threshold: float, localiser: TokenLocaliser | None = None
+) -> list[dict[str, Any]]:
+    """The unsupported phrases of a scored output with token support (`tokens`: word pieces, their support), read
+    through the checker's token localiser when it has one, as `factlab check` reads them."""
+    from factlab.models.token_localiser import scored_words
+    from factlab.models.token_words import phrases_from_words
 
+    words = scored_words(row.get("tokens"), output, str(row.get("source", "")), localiser)
     return [
         {"start": start, "end": end, "probability": probability}
-        for start, end, probability in phrases_from_pieces(row.get("tokens"), output, token_threshold)
+        for start, end, probability in phrases_from_words(output, words, token_threshold)
     ]
 
 
 def example_entry(
-    row: Mapping[str, Any], source_index: int, gold: list[dict[str, Any]], kinds: set[str], token_threshold: float = 0.5
+    row: Mapping[str, Any],
+    source_index: int,
+    gold: list[dict[str, Any]],
+    kinds: set[str],
+    token_threshold: float = 0.5,
+    localiser: TokenLocaliser | None = None,
 ) -> dict[str, Any]:
     """One example of the payload from a joined (data, scores) row; adds the evidence kinds it meets to `kinds`."""
     example_id, output, source = str(row["example_id"]), str(row["output"]), str(row["source"])
@@ -372,7 +384,7 @@ def example_entry(
         "sentences": sorted(sentences, key=lambda entry: entry["start"]),
         "qas": qas,
         "gold": gold,
-        "spans": predicted_spans(row, output, token_threshold),
+        "spans": predicted_spans(row, output, token_threshold, localiser),
     }
 
 
@@ -434,9 +446,11 @@ def build_payload(
     sources: dict[str, int] = {}
     kinds: set[str] = set()
     examples = []
+    localiser = TokenLocaliser.from_dict(settings.token_localiser) if settings.token_localiser else None
     for row in joined.to_dict("records"):
         index = sources.setdefault(str(row["source"]), len(sources))
-        examples.append(example_entry(row, index, spans.get(str(row["example_id"]), []), kinds, settings.token_threshold))
+        gold_spans = spans.get(str(row["example_id"]), [])
+        examples.append(example_entry(row, index, gold_spans, kinds, settings.token_threshold, localiser))
     return {
         "benchmark": benchmark,
         "scorer": scorer,

@@ -1,0 +1,60 @@
+"""Word pieces' P(unsupported) read as words and phrases a reader sees (no model needed: the score tables' token
+detail, or factlab.models.token_support's output).
+
+A word is as unsupported as its most unsupported piece (`WORD`: punctuation stands alone); `phrases_from_words`
+keeps the words above a threshold and merges those separated only by spaces, each phrase with its largest
+probability.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+# A word: letters and digits, with inner apostrophes, hyphens and dots ("U.S.", "don't", "2.5"); any other
+# character stands alone, so that a marked word does not take its sentence's full stop along.
+WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*|[^\w\s]")
+
+
+def piece_arrays(pieces: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """(offsets, P(unsupported)) of a score table's token detail (factlab.score.alignscore `tokens`: each word
+    piece's start, end and support = 1 - P(unsupported)); None where the table has no token detail."""
+    if pieces is None or isinstance(pieces, float) or len(pieces) == 0:
+        return None
+    offsets = np.asarray([[int(piece["start"]), int(piece["end"])] for piece in pieces], dtype=np.int64)
+    return offsets, np.asarray([1.0 - float(piece["support"]) for piece in pieces])
+
+
+def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) -> list[tuple[int, int, float]]:
+    """(start, end, P(unsupported)) of each word of `text` (`WORD`) that has pieces: its most unsupported piece."""
+    words = []
+    for match in WORD.finditer(text):
+        inside = (offsets[:, 0] < match.end()) & (offsets[:, 1] > match.start()) if len(offsets) else np.zeros(0, bool)
+        if inside.any():
+            words.append((match.start(), match.end(), float(unsupported[inside].max())))
+    return words
+
+
+def unsupported_phrases(
+    text: str, offsets: np.ndarray, unsupported: np.ndarray, threshold: float
+) -> list[tuple[int, int, float]]:
+    """`phrases_from_words` of the words' P(unsupported) from their pieces (`word_unsupported`)."""
+    return phrases_from_words(text, word_unsupported(text, offsets, unsupported), threshold)
+
+
+def phrases_from_words(text: str, words: Sequence[tuple[int, int, float]], threshold: float) -> list[tuple[int, int, float]]:
+    """(start, end, probability) of each phrase of flagged words (P(unsupported) > threshold, i.e. support below
+    1 - threshold, the localisation analysis's rule); words separated only by spaces merge, each phrase with its
+    largest probability."""
+    phrases: list[list[float]] = []
+    for start, end, probability in words:
+        if probability <= threshold:
+            continue
+        if phrases and not text[int(phrases[-1][1]) : start].strip():
+            phrases[-1][1], phrases[-1][2] = end, max(phrases[-1][2], probability)
+        else:
+            phrases.append([start, end, probability])
+    return [(int(start), int(end), float(probability)) for start, end, probability in phrases]
