@@ -123,6 +123,18 @@ def test_argument_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -
     assert sorted(swapped.replace(".", "").split()) == sorted("Prices rose from 1990 to 1995".split())
     walker = sentence_of(documents, WALKER, "Walker played college football")
     assert apply("argument_swap", walker, nlp, pools) is None  # "college football" is no name
+    # two names of one type in one sentence, whatever their roles
+    told = apply("argument_swap", "Smith told reporters that Jones had resigned.", nlp, pools)
+    assert told == "Jones told reporters that Smith had resigned."
+
+
+def test_sentence_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+    claim = "Jessie hugged her friends. They all had a good time."
+    inserted = apply("sentence_insertion", claim, nlp, pools, doc_index=JESSIE, seed=0)
+    # one whole sentence of another document, after one of the claim's, the claim's words all kept
+    added = [text for index, document in enumerate(pools.sentences) if index != JESSIE for text in document if text in inserted]
+    assert len(added) == 1 and 6 <= len(added[0].split()) <= 30
+    assert inserted.replace(added[0], "").split() == claim.split()
 
 
 def test_phrase_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
@@ -270,6 +282,7 @@ def test_pairs_columns_and_labels(pairs: tuple[pd.DataFrame, dict[str, int]], do
         "negation": (0, 2),
         "argument_swap": (0, 2),
         "phrase_insertion": (0, 1),
+        "sentence_insertion": (0, 1),
         "other_document": (0, 1),
         "claim_removed": (0, 1),
         "factedit_subject": (0, 2),

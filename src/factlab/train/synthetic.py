@@ -7,10 +7,11 @@ Two families of transforms turn sentences of real documents into labelled pairs:
   a parenthetical, drop a comma-delimited appositive, or move a fronted adverbial phrase to the
   end). Negatives swap a named entity (`entity_swap`), a number or date (`number_swap`) or a
   pronoun (`pronoun_swap`), add or remove a negation (`negation`), swap two arguments of one
-  predicate with the words unchanged (`argument_swap`, PAWS-style: "A beat B" -> "B beat A", "from X
-  to Y" -> "from Y to X"), add a modifier from another document that the premise does not state
-  (`phrase_insertion`: "... hugged her friends" -> "... hugged her friends in Washington", the extrinsic
-  detail abstractive summaries invent), replace the claim by sentences of another document
+  predicate, or two same-type names of a sentence, with the words unchanged (`argument_swap`, PAWS-style:
+  "A beat B" -> "B beat A", "from X to Y" -> "from Y to X"), add a modifier from another document that the
+  premise does not state (`phrase_insertion`: "... hugged her friends" -> "... hugged her friends in
+  Washington", the extrinsic detail abstractive summaries invent) or a whole sentence of another document
+  after one of the claim's (`sentence_insertion`), replace the claim by sentences of another document
   (`other_document`), or delete the claim from the premise (`claim_removed`).
 - FactEdit-style (Balachandran et al., 2022), offline: the claim's OpenIE triples
   (`factlab.preprocess.triples`) have one element (`factedit_subject|relation|object`) replaced
@@ -22,7 +23,7 @@ of consecutive document sentences of at most `premise_words` words (or the claim
 contains the claim at a random position; a document shorter than that is used whole.
 
 Labels: positives 1 / aligned (0); swaps, negation and FactEdit 0 / contradiction (2);
-`phrase_insertion`, `other_document` and `claim_removed` 0 / neutral (1), so the model learns that
+`phrase_insertion`, `sentence_insertion`, `other_document` and `claim_removed` 0 / neutral (1), so the model learns that
 unsupported is not the same as contradicted.
 
 Each claim is kept positive with probability `positive_share`; its transforms are then tried in
@@ -56,6 +57,7 @@ NEGATIVE_TRANSFORMS = (
     "negation",
     "argument_swap",
     "phrase_insertion",
+    "sentence_insertion",
     "other_document",
     "claim_removed",
     "factedit_subject",
@@ -70,7 +72,12 @@ LABELS: dict[str, tuple[int, int]] = {
     "other_document": (0, 1),
     "claim_removed": (0, 1),
     "phrase_insertion": (0, 1),
-} | {name: (0, 2) for name in NEGATIVE_TRANSFORMS if name not in {"other_document", "claim_removed", "phrase_insertion"}}
+    "sentence_insertion": (0, 1),
+} | {
+    name: (0, 2)
+    for name in NEGATIVE_TRANSFORMS
+    if name not in {"other_document", "claim_removed", "phrase_insertion", "sentence_insertion"}
+}
 FACTCC_TASK = "synthetic_factcc"
 FACTEDIT_TASK = "synthetic_factedit"
 PAIR_COLUMNS = (
@@ -756,6 +763,26 @@ def phrase_insertion(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator)
     return claim[: end.idx].rstrip() + " " + phrase + claim[end.idx :]
 
 
+INSERTED_WORDS = (6, 30)  # an inserted sentence's length in words: a statement, not a heading or a paragraph
+
+
+def sentence_insertion(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str | None:
+    """A sentence of another document (INSERTED_WORDS words) inserted after one of the claim's sentences: the claim
+    stays supported but for one invented statement, the only words its token labels mark. None without another
+    document with such a sentence that the claim lacks."""
+    other = pool.other_document(rng)
+    if other is None:
+        return None
+    low, high = INSERTED_WORDS
+    candidates = [text for text in pool.pools.sentences[other] if low <= word_count(text) <= high and text not in claim]
+    if not candidates:
+        return None
+    inserted = candidates[int(rng.integers(len(candidates)))]
+    ends = [sentence.end_char for sentence in doc.sents]
+    at = ends[int(rng.integers(len(ends)))]
+    return claim[:at].rstrip() + " " + inserted + claim[at:]
+
+
 # --- PAWS-style argument swaps -----------------------------------------------------------------------------
 
 MAX_SWAP_TOKENS = 6  # an argument longer than this is a clause, not a name: swapping it reads as noise
@@ -763,12 +790,21 @@ SWAP_PREPOSITIONS = ("from", "to")
 
 
 def argument_swap(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str | None:
-    """Two arguments of one predicate swap places, every word kept (PAWS, Zhang et al., 2019): the subject and the
-    direct object when both are names (proper nouns or named entities: "Jessie hugged Lion" -> "Lion hugged
-    Jessie"), or the objects of "from" and "to" on one head ("from 1990 to 1995" -> "from 1995 to 1990"). No
-    pronoun moves (its case would change), arguments of at most MAX_SWAP_TOKENS tokens, and the two texts must
-    differ; None when no pair qualifies."""
+    """Two arguments swap places, every word kept (PAWS, Zhang et al., 2019): the subject and the direct object of
+    one predicate when both are names (proper nouns or named entities: "Jessie hugged Lion" -> "Lion hugged
+    Jessie"), the objects of "from" and "to" on one head ("from 1990 to 1995" -> "from 1995 to 1990"), or two
+    named entities of one type in one sentence ("Smith told Jones that Brown won" -> "Brown told Jones that Smith
+    won"). No pronoun moves (its case would change), arguments of at most MAX_SWAP_TOKENS tokens, and the two texts
+    must differ; None when no pair qualifies."""
     pairs = []
+    for sentence in doc.sents:
+        entities = [entity for entity in sentence.ents if entity.label_ in NAMED_LABELS]
+        pairs += [
+            (first, second)
+            for index, first in enumerate(entities)
+            for second in entities[index + 1 :]
+            if first.label_ == second.label_
+        ]
     for head in doc:
         subjects = [c for c in head.children if c.dep_ == "nsubj"]
         objects = [c for c in head.children if c.dep_ == "dobj"]
@@ -824,6 +860,7 @@ TRANSFORM_FUNCTIONS: dict[str, Callable[[str, Doc, Pool, np.random.Generator], s
     "negation": negation,
     "argument_swap": argument_swap,
     "phrase_insertion": phrase_insertion,
+    "sentence_insertion": sentence_insertion,
     "other_document": other_document,
     "factedit_subject": factedit("subject"),
     "factedit_relation": factedit("relation"),

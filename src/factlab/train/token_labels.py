@@ -40,6 +40,7 @@ ERROR_TYPE_OF = {
     "factedit_relation": "RelE",
     "pronoun_swap": "CorefE",
     "phrase_insertion": "OutE",
+    "sentence_insertion": "OutE",
     "other_document": "OutE",
     "claim_removed": "OutE",
 }
