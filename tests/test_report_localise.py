@@ -125,11 +125,22 @@ def token_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
         {"source_sentence": 0, "start": 0, "end": 17, "support": 0.1},
     ]
     scores["sentences"] = [
-        [sentence(0, 10, 0.9, (0, 37)) | {"evidence": evidence[::-1]}, sentence(11, 21, 0.2, (0, 37)) | {"evidence": evidence}]
+        [
+            sentence(0, 10, 0.9, (0, 37)) | {"evidence": evidence[::-1]},
+            sentence(11, 21, 0.2, (0, 37)) | {"evidence": evidence, "error_types": TYPES},
+        ]
     ]
     pieces = [(0, 4, 0.9), (5, 9, 0.9), (9, 10, 0.95), (11, 15, 0.7), (16, 20, 0.2), (20, 21, 0.9)]
     scores["tokens"] = [[{"start": a, "end": b, "support": v} for a, b, v in pieces]]
     return data, scores
+
+
+TYPES = {"EntE": 0.1, "CircE": 0.1, "RelE": 0.05, "CorefE": 0.05, "OutE": 0.7}
+# "bark" is in the source, and the best evidence sentence of its output sentence is the source's second
+BARK_EXPLANATION = (
+    '"bark" is in the source, but not as the output states it; the closest source sentence (sentence 2) says '
+    '"Dogs bark at night."'
+)
 
 
 def test_evidence_sentences_and_predicted_spans_enter_the_payload() -> None:
@@ -139,7 +150,18 @@ def test_evidence_sentences_and_predicted_spans_enter_the_payload() -> None:
     # each sentence's evidence is its best sentence inside the best chunk, not the chunk
     assert [s["evidence"] for s in b["sentences"]] == [[[0, 17]], [[18, 37]]]
     assert payload["evidence_kind"] == "best source sentence of the best chunk"
-    assert b["spans"] == [{"start": 16, "end": 20, "probability": pytest.approx(0.8)}]  # "bark": 1 - 0.2 > 0.5
+    # "bark": 1 - 0.2 > 0.5, with its explanation and its sentence's most likely error type
+    assert b["spans"] == [
+        {
+            "start": 16,
+            "end": 20,
+            "probability": pytest.approx(0.8),
+            "explanation": BARK_EXPLANATION,
+            "error_type": "OutE",
+            "error_type_probability": 0.7,
+            "fava_type": "unverifiable",
+        }
+    ]
     assert payload["summary"]["n_predicted_spans"] == 1
     strict = LocaliseSettings(threshold=0.5, page_size=50, token_threshold=0.85)
     assert build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=strict)["examples"][0]["spans"] == []
@@ -552,7 +574,12 @@ def test_predicted_spans_and_evidence_sentences_render_in_chromium(tmp_path: Pat
     dom, log, _ = browse(page, "#sort=id")
     assert console_messages(log) == []
     marked = re.findall(r'<span class="sentence[^"]*predicted"[^>]*title="([^"]*)"[^>]*>([^<]*)</span>', dom)
-    assert [(text, html.unescape(title).splitlines()[-1]) for title, text in marked] == [("bark", "unsupported: P 0.800")]
+    assert [(text, html.unescape(title).splitlines()[-2:]) for title, text in marked] == [
+        ("bark", ["unsupported: P 0.800; OutE 0.700, FAVA unverifiable", BARK_EXPLANATION])
+    ]
+    # the notes list each span with its type and explanation
+    items = [html.unescape(item) for item in re.findall(r'<li class="span-item">([^<]*)</li>', dom)]
+    assert items == ["\u201cbark\u201d (P 0.800; OutE 0.700, FAVA unverifiable): " + BARK_EXPLANATION]
     assert "unsupported (token head, P &gt; 0.500)" in dom
     # the weakest sentence is selected: its best evidence sentence, not the whole chunk, is lit in the source
     assert re.findall(r'<span class="evidence active"[^>]*>([^<]*)</span>', dom) == [SOURCE_A[18:37]]

@@ -16,7 +16,7 @@ from test_metaeval_localisation import HAND_GOLD, run, sentence, write_inputs
 from test_train_precision import TINY_ALIGNER
 from test_train_synthetic import FIXTURE
 
-from factlab.checker.api import span_records
+from factlab.checker.explain import span_records
 from factlab.data.registry import get_spec
 from factlab.models.aligner import AlignerConfig, AlignerScorer, load_aligner, new_network, save_aligner
 from factlab.models.engine import EngineSettings, encode_pairs, pad_batch, score_pairs
@@ -55,7 +55,9 @@ def test_synthetic_spans_cover_exactly_the_edit(tmp_path):
         else:
             start, end = spans[0][0], spans[-1][1]
             # outside the spans the claim is the original's own text: its start a prefix, its end a suffix
-            assert row.original_claim.startswith(row.text_b[:start].rstrip()) and row.original_claim.endswith(row.text_b[end:].lstrip())
+            assert row.original_claim.startswith(row.text_b[:start].rstrip()) and row.original_claim.endswith(
+                row.text_b[end:].lstrip()
+            )
             assert all(row.text_b[a:b].strip() == row.text_b[a:b] and b > a for a, b in spans)
             if row.transform != "argument_swap":  # one edit: one span
                 assert len(spans) == 1
@@ -202,11 +204,24 @@ def test_checker_spans_name_their_sentence():
     ]
     source = "Cats purr. Dogs bark at night."
     evidence = [{"source_sentence": 1, "start": 11, "end": 30, "support": 0.4}]
-    result = {"tokens": pieces, "sentences": [{"start": 0, "end": 10}, {"start": 11, "end": 20, "evidence": evidence}]}
+    types = {"EntE": 0.1, "CircE": 0.1, "RelE": 0.6, "CorefE": 0.05, "OutE": 0.15}
+    second = {"start": 11, "end": 20, "evidence": evidence, "error_types": types}
+    result = {"tokens": pieces, "sentences": [{"start": 0, "end": 10}, second]}
     spans = span_records(result, output, 0.5, source)
     explanation = 'no source sentence mentions "fly"; the closest source sentence (sentence 2) says "Dogs bark at night."'
     assert spans == [
-        {"text": "fly", "start": 16, "end": 19, "probability": pytest.approx(0.8), "sentence": 1, "explanation": explanation}
+        {
+            "text": "fly",
+            "start": 16,
+            "end": 19,
+            "probability": pytest.approx(0.8),
+            "sentence": 1,
+            "explanation": explanation,
+            # the sentence's most likely FRANK category, and FAVA's name for it
+            "error_type": "RelE",
+            "error_type_probability": 0.6,
+            "fava_type": "relation",
+        }
     ]
     assert span_records({"tokens": None, "sentences": []}, output, 0.5) == []
 

@@ -69,7 +69,7 @@ def test_localiser_reading_worked_by_hand():
 
 
 def test_checker_marks_the_words_the_localiser_finds_unsupported():
-    from factlab.checker.api import span_records
+    from factlab.checker.explain import span_records
 
     output, source = "Dogs fly.", "Dogs bark at night."
     pieces = [

@@ -41,6 +41,8 @@ from factlab.data.judgeable import UNSCORABLE, judge_flags
 if TYPE_CHECKING:
     from factlab.models.token_localiser import TokenLocaliser
 
+from factlab.checker.explain import span_records
+
 RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
 
 
@@ -212,34 +214,3 @@ def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:
             for item in detail.get("evidence", [])
         ],
     }
-
-
-def span_records(
-    result: dict[str, Any], output: str, threshold: float, source: str = "", localiser: TokenLocaliser | None = None
-) -> list[dict[str, Any]]:
-    """The unsupported phrases of one scored output (its `tokens`: word pieces with support, read through the
-    checker's token localiser when it has one), each with its sentence and an explanation from that sentence's
-    best evidence sentence (factlab.checker.explain)."""
-    from factlab.checker.explain import explain
-    from factlab.models.token_localiser import scored_words
-    from factlab.models.token_words import phrases_from_words
-
-    sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
-    records = []
-    words = scored_words(result.get("tokens"), output, source, localiser)
-    for start, end, probability in phrases_from_words(output, words, threshold):
-        sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
-        best = (result["sentences"][sentence].get("evidence") or [None])[0] if sentence is not None else None
-        evidence = source[int(best["start"]) : int(best["end"])] if best is not None else None
-        number = int(best["source_sentence"]) + 1 if best is not None else None
-        records.append(
-            {
-                "text": output[start:end],
-                "start": start,
-                "end": end,
-                "probability": probability,
-                "sentence": sentence,
-                "explanation": explain(output[start:end], output, source, evidence, number),
-            }
-        )
-    return records

@@ -10,11 +10,20 @@ chunk: factlab.score.alignscore) and the source, with no generative model:
   it`, with the closest evidence sentence;
 - anything else: `no source sentence mentions "the mayor"`, with the closest evidence sentence.
 Sentence numbers count from 1, in the source's sentences as the checker splits them.
+
+`span_records` gives each unsupported phrase of a scored output (factlab.score.alignscore's detail) its
+explanation and its error type: the FRANK category (Pagnoni et al., 2021) the aligner's type head finds most
+likely for the span's sentence, with its probability, and the FAVA category (Mishra et al., 2024) it maps to
+(`FAVA_TYPE_OF`).
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from factlab.models.token_localiser import TokenLocaliser
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'-]*)*")
@@ -51,3 +60,53 @@ def explain(span: str, output: str, source: str, evidence: str | None, evidence_
     if span.strip().lower() in source.lower():
         return f"{quoted(span)} is in the source, but not as the output states it{closest}"
     return f"no source sentence mentions {quoted(span)}{closest}"
+
+
+# FRANK's categories as FAVA's: a wrong entity, number or date, or referent is FAVA's `entity` error (a few wrong
+# words), a wrong predicate or link its `relation` error, content the article lacks its `unverifiable` one.
+FAVA_TYPE_OF = {
+    "EntE": "entity",
+    "CircE": "entity",
+    "CorefE": "entity",
+    "RelE": "relation",
+    "LinkE": "relation",
+    "OutE": "unverifiable",
+}
+
+
+def span_records(
+    result: dict[str, Any], output: str, threshold: float, source: str = "", localiser: TokenLocaliser | None = None
+) -> list[dict[str, Any]]:
+    """The unsupported phrases of one scored output (`tokens`: word pieces with support, read through the token
+    localiser when one is given; `sentences`: the per-sentence detail), each with its sentence, an explanation
+    from that sentence's best evidence sentence, and the sentence's most likely error type (null without a type
+    head)."""
+    from factlab.models.token_localiser import scored_words
+    from factlab.models.token_words import phrases_from_words
+
+    sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
+    records = []
+    words = scored_words(result.get("tokens"), output, source, localiser)
+    for start, end, probability in phrases_from_words(output, words, threshold):
+        sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
+        detail = result["sentences"][sentence] if sentence is not None else {}
+        found = detail.get("evidence")
+        best = found[0] if found is not None and len(found) else None
+        evidence = source[int(best["start"]) : int(best["end"])] if best is not None else None
+        number = int(best["source_sentence"]) + 1 if best is not None else None
+        types = {name: value for name, value in (detail.get("error_types") or {}).items() if value is not None}
+        top = max(types, key=lambda name: types[name]) if types else None
+        records.append(
+            {
+                "text": output[start:end],
+                "start": start,
+                "end": end,
+                "probability": probability,
+                "sentence": sentence,
+                "explanation": explain(output[start:end], output, source, evidence, number),
+                "error_type": top,
+                "error_type_probability": float(types[top]) if top is not None else None,
+                "fava_type": FAVA_TYPE_OF.get(top) if top is not None else None,
+            }
+        )
+    return records

@@ -216,7 +216,9 @@ PAGE_JS = r"""
       q.spans.forEach(function (span) { spans.push({ kind: "qa", start: span[0], end: span[1], index: i }); });
     });
     goldSpans(ex, "output").forEach(function (g) { spans.push(g); });
-    ex.spans.forEach(function (p) { spans.push({ kind: "predicted", start: p.start, end: p.end, probability: p.probability }); });
+    ex.spans.forEach(function (p) {
+      spans.push({ kind: "predicted", start: p.start, end: p.end, probability: p.probability, span: p });
+    });
     box.textContent = "";
     pieces(ex.output.length, spans).forEach(function (piece) {
       var node = el("span", null, ex.output.slice(piece.start, piece.end));
@@ -243,7 +245,8 @@ PAGE_JS = r"""
       var predicted = ofKind(piece, "predicted");
       if (predicted.length) {
         node.classList.add("predicted");
-        titles.push("unsupported: P " + fmt(predicted[0].probability));
+        titles.push("unsupported: P " + fmt(predicted[0].probability) + typeText(predicted[0].span) + "\n" +
+          predicted[0].span.explanation);
       }
       if (titles.length) { node.title = titles.join("\n"); }
       box.appendChild(node);
@@ -289,6 +292,11 @@ PAGE_JS = r"""
     return first;
   }
 
+  // a span's error type: FRANK's category with its probability and FAVA's name for it ("" without a type head)
+  function typeText(p) {
+    return p.error_type ? "; " + p.error_type + " " + fmt(p.error_type_probability) + ", FAVA " + p.fava_type : "";
+  }
+
   function notes(ex) {
     var list = el("ul", "notes");
     var low = ex.sentences.map(function (s, i) { return s.support !== null && s.support < state.threshold ? i + 1 : 0; })
@@ -298,6 +306,15 @@ PAGE_JS = r"""
     var flagged = (low.length ? ["sentence " + low.join(", ")] : []).concat(lowQas.length ? ["QA " + lowQas.join(", ")] : []);
     list.appendChild(el("li", null, "predicted unsupported (support < " + state.threshold + "): " +
       (flagged.length ? flagged.join("; ") : "none")));
+    if (ex.spans.length) {
+      var spanItem = el("li", null, "unsupported spans (P > " + fmt(data.token_threshold) + "):"), spanList = el("ol", "spans");
+      ex.spans.forEach(function (p) {
+        spanList.appendChild(el("li", "span-item", "\u201c" + ex.output.slice(p.start, p.end) + "\u201d (P " +
+          fmt(p.probability) + typeText(p) + "): " + p.explanation));
+      });
+      spanItem.appendChild(spanList);
+      list.appendChild(spanItem);
+    }
     if (ex.qas.length) {
       var item = el("li", null, "QAs (question \u2192 answer: support):"), qaList = el("ol", "qas");
       ex.qas.forEach(function (q) {

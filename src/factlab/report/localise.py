@@ -333,15 +333,17 @@ def gold_by_example(gold: pd.DataFrame | None, known: set[str]) -> dict[str, lis
 def predicted_spans(
     row: Mapping[str, Any], output: str, token_threshold: float, localiser: TokenLocaliser | None = None
 ) -> list[dict[str, Any]]:
-    """The unsupported phrases of a scored output with token support (`tokens`: word pieces, their support), read
-    through the checker's token localiser when it has one, as `factlab check` reads them."""
-    from factlab.models.token_localiser import scored_words
-    from factlab.models.token_words import phrases_from_words
+    """The unsupported phrases of a scored output with token support (`tokens`: word pieces, their support), as
+    `factlab check` gives them (factlab.checker.explain.span_records): read through the checker's token localiser
+    when it has one, each with its explanation and error type."""
+    from factlab.checker.explain import span_records
 
-    words = scored_words(row.get("tokens"), output, str(row.get("source", "")), localiser)
+    details = row.get(DETAIL_COLUMN)
+    result = {"tokens": row.get("tokens"), "sentences": [] if details is None else list(details)}
+    keys = ("start", "end", "probability", "explanation", "error_type", "error_type_probability", "fava_type")
     return [
-        {"start": start, "end": end, "probability": probability}
-        for start, end, probability in phrases_from_words(output, words, token_threshold)
+        {key: span[key] for key in keys}
+        for span in span_records(result, output, token_threshold, str(row.get("source", "")), localiser)
     ]
 
 
