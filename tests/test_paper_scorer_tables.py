@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from factlab.paper.scorer_tables import correlations_frame, error_types_frame, interval, localisation_frame
+from factlab.paper.scorer_tables import correction_frame, correlations_frame, error_types_frame, interval, localisation_frame
 
 # Rows of results/metaeval/frank_scorers/correlations.csv from a default run, with the `sampled`
 # column the table has since gained.
@@ -164,3 +164,21 @@ def test_error_types_table_one_row_per_category_then_the_macro_auc() -> None:
     assert (ente["present"], ente["type head AUC"], ente["rule AUC"], ente["type head F1"]) == (30, 0.7, 0.52, 0.35)
     assert ente["type head AUC 95% CI"] == "[0.650, 0.750]"
     assert table.iloc[2]["type head AUC"] == 0.65 and pd.isna(table.iloc[2]["n"])
+
+
+def test_correction_table_in_percent():
+    systems = pd.DataFrame(
+        [
+            {"system": "bart", "n_outputs": 175, "n_changed": 14, "judge_consistent_before": 0.4, "judge_consistent_after": 0.45,
+             "n_human_consistent": 80, "over_correction": 0.05, "rouge_l_changed": 0.9},
+        ]
+    )  # fmt: skip
+    restore = pd.DataFrame(
+        [{"transform": "number_swap", "error_type": "CircE", "n_corrupted": 100, "n_flagged": 90, "n_changed": 60,
+          "n_restored": 45, "restore_rate": 0.45}]
+    )  # fmt: skip
+    table = correction_frame(systems, restore).set_index("rows")
+    assert table.loc["bart", ["judge consistent before %", "judge consistent after %", "over-correction %"]].tolist() == (
+        pytest.approx([40.0, 45.0, 5.0])
+    )
+    assert table.loc["restore: number_swap (CircE)", ["n", "changed", "restored %"]].tolist() == [100, 60, pytest.approx(45.0)]

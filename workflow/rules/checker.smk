@@ -86,7 +86,58 @@ rule benchmark_check_latency:
         "--threads {threads} --out {output} > {log} 2>&1"
 
 
+# The checker's corrections of FRANK's test outputs (factlab.checker.correct), judged by SummaC-ZS (which did not
+# choose them), and the exact restores of synthetic corruptions of FRANK's test sources.
+CORRECTION_RUN = (
+    param("score.alignscore.model") == "trained"
+    and param("aligner.train.token_head")
+    and bool(score_files(["frank"], ["alignscore"], sampled=False))
+)
+CORRECTION = param("check.correction")
+
+
+rule evaluate_correction:
+    input:
+        data="results/data/frank.parquet",
+        scores="results/score/frank/alignscore.parquet",
+        checker=rules.package_checker.output,
+        model=(list(ALIGNER_MODEL.values()) if SUMMAC_MODEL == "trained" else []),
+        code=code("checker", "correction"),
+    output:
+        systems="results/checker/correction/systems.csv",
+        restore="results/checker/correction/restore.csv",
+        corrections="results/checker/correction/corrections.parquet",
+        report="results/checker/correction/report.json",
+        metrics="results/checker/correction/metrics.json",
+    log:
+        "logs/checker/correction.log",
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    params:
+        model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
+        judge=json.dumps(
+            {
+                key: value
+                for key, value in param("score.summac_zs").items()
+                if key not in SUMMAC_MODEL_KEYS
+            },
+            sort_keys=True,
+        ),
+        splitter=param("preprocess.sentence_splitter"),
+        transforms=" ".join(CORRECTION["transforms"]),
+        per_transform=CORRECTION["synthetic_per_transform"],
+        seed=param("metaeval.seed"),
+    shell:
+        "factlab checker correction --data {input.data} --scores {input.scores} --checker {input.checker} "
+        "--judge-model {params.model} --judge-settings {params.judge:q} --sentence-splitter {params.splitter} "
+        "--transforms {params.transforms} --synthetic-per-transform {params.per_transform} --seed {params.seed} "
+        "--out {output.systems} --restore {output.restore} --corrections {output.corrections} "
+        "--report {output.report} --out-metrics {output.metrics} > {log} 2>&1"
+
+
 rule checker:
     input:
         rules.package_checker.output,
         rules.benchmark_check_latency.output,
+        rules.evaluate_correction.output if CORRECTION_RUN else [],

@@ -437,6 +437,27 @@ rule tabulate_error_types:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule tabulate_correction:
+    input:
+        systems=rules.evaluate_correction.output.systems,
+        restore=rules.evaluate_correction.output.restore,
+        code=code("paper", "correction-table"),
+    output:
+        md=report(
+            "paper/tables/correction.md",
+            caption="../report/correction_table.rst",
+            category="localisation",
+        ),
+        tex="paper/tables/correction.tex",
+    log:
+        "logs/paper/tabulate_correction.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper correction-table --systems {input.systems} --restore {input.restore} "
+        "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
 rule tabulate_localisation:
     input:
         tokens=rules.evaluate_localisation.output.tokens,
@@ -656,6 +677,7 @@ PAPER_PARTS = [
     *([rules.tabulate_summeval_scorers.output] if SUMMEVAL_SCORED else []),
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
     *([rules.tabulate_error_types.output] if ERROR_TYPES_RUN else []),
+    *([rules.tabulate_correction.output] if CORRECTION_RUN else []),
     *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
     *([rules.tabulate_qa_detection.output] if QA_DETECTION_RUN else []),
 ]

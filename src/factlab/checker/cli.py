@@ -9,6 +9,7 @@ from factlab.commands import register_commands
 COMMAND_MODULES = {
     "package": "factlab.checker.package_command",
     "latency": "factlab.checker.latency_command",
+    "correction": "factlab.checker.correction_command",
 }
 
 

@@ -139,6 +139,17 @@ ERROR_TYPES = (
     "validation split; macro: the mean AUC over the five categories."
 )
 
+CORRECTION = (
+    "The checker's suggested corrections of FRANK's test outputs, per system: the spans its token localiser marks, "
+    "each replaced by a number or name of its evidence sentences or deleted, an edit kept only when the checker "
+    "then finds the sentence supported. Judge: SummaC-ZS, which did not choose the edits (same aligner weights), at "
+    "the threshold that maximises its balanced accuracy on FRANK's validation split; consistent: the share of "
+    "outputs it rates consistent before and after correction; over-correction: the share of the outputs humans "
+    "rated consistent that were changed at all; ROUGE-L: F1 of each changed output to its original. Restore: "
+    "sentences of FRANK's test articles (no training used them) corrupted by factlab's synthetic transforms "
+    "(FRANK type in brackets), each checked against its article: the share corrected back to the original exactly."
+)
+
 
 def _retrieval(search: str) -> str:
     return (
@@ -363,6 +374,7 @@ REPORT_CAPTIONS: dict[str, str] = {
     "summeval_scorers_table": SUMMEVAL_SCORERS,
     "localisation_table": LOCALISATION,
     "error_types_table": ERROR_TYPES,
+    "correction_table": CORRECTION,
     "qa_decomposition_table": _report(
         QA_DECOMPOSITION,
         f"Model, aggregation and threshold: {_param('score.qasem_consistency')}. Tables: "

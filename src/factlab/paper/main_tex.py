@@ -104,8 +104,9 @@ SECTIONS = (
         "sec:localisation",
         "Where is the inconsistency, and of what kind? Scorers' sentence-level support projected onto tokens and "
         "the aligner's token head are compared with annotated hallucination spans, the evidence retrieval with the "
-        "sentences annotators cited, and the aligner's error-type head with FRANK's annotated error categories.",
-        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval", "error_types"),
+        "sentences annotators cited, the aligner's error-type head with FRANK's annotated error categories, and the "
+        "checker's suggested corrections with an independent judge.",
+        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval", "error_types", "correction"),
     ),
     Section(
         "QASem parser",

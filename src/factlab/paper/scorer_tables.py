@@ -51,6 +51,12 @@ def register(commands: Any) -> None:
             run_table,
         ),
         (
+            "correction-table",
+            "the checker's corrections of FRANK's test outputs, judged by SummaC-ZS, and synthetic restores",
+            ("--systems", "--restore"),  # results/checker/correction/systems.csv, restore.csv
+            run_table,
+        ),
+        (
             "qa-decomposition-table",
             "QASemConsistency: gold QAs vs parser QAs vs sentences",
             ("--responses", "--qas"),  # response_detection.csv, qa_detection.csv
@@ -216,6 +222,34 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
     return pd.DataFrame(rows).astype({"n": "Int64", "present": "Int64"})
 
 
+def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFrame:
+    """One row per FRANK system (and all): outputs, changed, the judge's consistent share before and after
+    correction, over-correction and ROUGE-L F1 of the changed outputs (shares in %); then one row per synthetic
+    transform: corrupted sentences, changed, exactly restored."""
+    rows = [
+        {
+            "rows": row.system,
+            "n": row.n_outputs,
+            "changed": row.n_changed,
+            "judge consistent before %": 100 * row.judge_consistent_before,
+            "judge consistent after %": 100 * row.judge_consistent_after,
+            "over-correction %": 100 * row.over_correction,
+            "ROUGE-L (changed)": row.rouge_l_changed,
+        }
+        for row in systems.itertuples(index=False)
+    ]
+    rows += [
+        {
+            "rows": f"restore: {row.transform} ({row.error_type})",
+            "n": row.n_corrupted,
+            "changed": row.n_changed,
+            "restored %": 100 * row.restore_rate,
+        }
+        for row in restore.itertuples(index=False)
+    ]
+    return pd.DataFrame(rows).astype({"n": "Int64", "changed": "Int64"})
+
+
 def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -302,6 +336,9 @@ def run_table(args: argparse.Namespace) -> None:
     elif args.table == "localisation-table":
         reports = [json.loads(Path(path).read_text()) for path in (args.localisation_report, args.retrieval_report)]
         frame, caption, label = localisation_frame(pd.read_csv(args.tokens), *reports), captions.LOCALISATION, "tab:localisation"
+    elif args.table == "correction-table":
+        frame = correction_frame(pd.read_csv(args.systems), pd.read_csv(args.restore))
+        caption, label = captions.CORRECTION, "tab:correction"
     elif args.table == "error-types-table":
         frame = error_types_frame(pd.read_csv(args.categories), json.loads(Path(args.error_types_report).read_text()))
         caption, label = captions.ERROR_TYPES, "tab:error-types"
