@@ -21,6 +21,7 @@ from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.commands import json_object
 from factlab.errors import FactlabError
 from factlab.io import atomic_folder
+from factlab.metaeval.localisation_command import LOCALISER_SUFFIX, TOKEN_SUFFIX
 
 # Licences of the mirrored corpora the training mixture may draw on (their upstream terms: docs/data.md).
 LICENCES = {
@@ -88,8 +89,8 @@ def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | No
 TOKEN_THRESHOLD_GOLD = ("wice_tokens", "xsumfaith_spans")
 # The localisation analysis's readings of AlignScore's token detail, preferred first: through the token localiser
 # fit on validation tokens (factlab.models.token_localiser), then the head alone.
-TOKEN_READINGS = (("alignscore_localiser", "token localiser"), ("alignscore_tokens", "token head"))
 LOCALISED_SCORER = "alignscore"
+TOKEN_READINGS = ((LOCALISER_SUFFIX, "token localiser"), (TOKEN_SUFFIX, "token head"))
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,10 @@ def token_reading(report_path: str | None) -> TokenReading:
         return default
     report = _read_json(Path(report_path))
     datasets, localisers = report.get("datasets", {}), report.get("localisers", {})
-    for scorer, name in TOKEN_READINGS:
-        localiser = localisers.get(LOCALISED_SCORER) if scorer == "alignscore_localiser" else None
-        if scorer == "alignscore_localiser" and localiser is None:
+    for suffix, name in TOKEN_READINGS:
+        scorer = LOCALISED_SCORER + suffix
+        localiser = localisers.get(LOCALISED_SCORER) if suffix == LOCALISER_SUFFIX else None
+        if suffix == LOCALISER_SUFFIX and localiser is None:
             continue
         for gold in TOKEN_THRESHOLD_GOLD:
             entry = datasets.get(gold, {})

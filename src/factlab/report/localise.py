@@ -145,19 +145,18 @@ TOKEN_GOLD_COLUMNS = ("example_id", "token_offsets", "token_labels")
 
 def token_gold_spans(frame: pd.DataFrame) -> pd.DataFrame:
     """A token gold table (the localisation analysis's: JSON `token_offsets`, `token_labels` with 0 = unsupported)
-    as character spans: each run of unsupported tokens, from its first token's start to its last one's end."""
+    as character spans: each run of unsupported tokens (factlab.metaeval.localisation.token_runs), from its first
+    token's start to its last one's end."""
+    import numpy as np
+
+    from factlab.metaeval.localisation import token_runs
+
     rows = []
     for record in frame.itertuples(index=False):
         offsets, labels = json.loads(record.token_offsets), json.loads(record.token_labels)
-        run: list[int] | None = None
-        for (start, end), label in zip(offsets, labels, strict=True):
-            if int(label) == 0:
-                run = [run[0], int(end)] if run else [int(start), int(end)]
-            elif run:
-                rows.append((str(record.example_id), *run))
-                run = None
-        if run:
-            rows.append((str(record.example_id), *run))
+        unsupported = np.asarray([int(label) == 0 for label in labels], dtype=np.int64)
+        for first, stop in token_runs(unsupported, np.zeros(len(unsupported))):
+            rows.append((str(record.example_id), int(offsets[first][0]), int(offsets[stop - 1][1])))
     spans = pd.DataFrame(rows, columns=["example_id", "start", "end"])
     return spans.assign(side="output", note="unsupported (annotated)")
 
