@@ -30,6 +30,7 @@ from factlab.report.localise import (
     checker_thresholds,
     disagrees,
     flatten_metrics,
+    read_corrections,
     read_gold,
     read_metrics,
     render_html,
@@ -567,10 +568,44 @@ def test_qas_render_in_chromium(tmp_path: Path) -> None:
     assert "evidence of the selected sentence or, without one, the weakest QA" in dom
 
 
+# The checker's fix of example b, as factlab checker correction writes it: "bark" deleted, support 0.2 -> 0.6
+CORRECTIONS = pd.DataFrame(
+    {
+        "example_id": ["b", "a"],
+        "changed": [True, False],
+        "corrected": ["Cats purr. Dogs.", "Cats bark."],
+        "edits": [
+            json.dumps(
+                [{"start": 15, "end": 20, "text": " bark", "replacement": "", "support_before": 0.2, "support_after": 0.6}]
+            ),
+            "[]",
+        ],
+    }
+)
+
+
+def test_corrections_enter_the_payload(tmp_path: Path) -> None:
+    path = tmp_path / "corrections.parquet"
+    CORRECTIONS.to_parquet(path)
+    corrections = read_corrections(str(path))
+    assert list(corrections) == ["b"]  # only the changed outputs
+    data, scores = token_tables()
+    payload = build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=SETTINGS, corrections=corrections)
+    assert payload["examples"][0]["correction"]["text"] == "Cats purr. Dogs."
+    with pytest.raises(DataError, match="lacks columns"):
+        CORRECTIONS.drop(columns="edits").to_parquet(path)
+        read_corrections(str(path))
+
+
 def test_predicted_spans_and_evidence_sentences_render_in_chromium(tmp_path: Path) -> None:
     data, scores = token_tables()
+    path = tmp_path / "corrections.parquet"
+    CORRECTIONS.to_parquet(path)
     page = tmp_path / "tokens.html"
-    page.write_text(render_html(build_payload(data, scores, benchmark="toy", scorer="alignscore", settings=SETTINGS)))
+    payload = build_payload(
+        data, scores, benchmark="toy", scorer="alignscore", settings=SETTINGS, corrections=read_corrections(str(path))
+    )
+    page.write_text(render_html(payload))
     dom, log, _ = browse(page, "#sort=id")
     assert console_messages(log) == []
     marked = re.findall(r'<span class="sentence[^"]*predicted"[^>]*title="([^"]*)"[^>]*>([^<]*)</span>', dom)
@@ -580,6 +615,11 @@ def test_predicted_spans_and_evidence_sentences_render_in_chromium(tmp_path: Pat
     # the notes list each span with its type and explanation
     items = [html.unescape(item) for item in re.findall(r'<li class="span-item">([^<]*)</li>', dom)]
     assert items == ["\u201cbark\u201d (P 0.800; OutE 0.700, FAVA unverifiable): " + BARK_EXPLANATION]
+    # and the suggested fix, with each edit and the support it moves
+    fix = re.findall(r'<li class="correction">([^<]*)<ol class="edits"><li class="edit">([^<]*)</li>', dom)
+    assert [tuple(html.unescape(part) for part in found) for found in fix] == [
+        ("suggested fix: \u201cCats purr. Dogs.\u201d", "\u201c bark\u201d \u2192 deleted (support 0.200 \u2192 0.600)")
+    ]
     assert "unsupported (token head, P &gt; 0.500)" in dom
     # the weakest sentence is selected: its best evidence sentence, not the whole chunk, is lit in the source
     assert re.findall(r'<span class="evidence active"[^>]*>([^<]*)</span>', dom) == [SOURCE_A[18:37]]

@@ -88,18 +88,14 @@ rule benchmark_check_latency:
 
 # The checker's corrections of FRANK's test outputs (factlab.checker.correct), judged by SummaC-ZS (which did not
 # choose them), and the exact restores of synthetic corruptions of FRANK's test sources.
-CORRECTION_RUN = (
-    param("score.alignscore.model") == "trained"
-    and param("aligner.train.token_head")
-    and bool(score_files(["frank"], ["alignscore"], sampled=False))
-)
+CORRECTION_RUN = correction_run()
 CORRECTION = param("check.correction")
 
 
 rule evaluate_correction:
     input:
-        data="results/data/frank.parquet",
-        scores="results/score/frank/alignscore.parquet",
+        data=f"results/data/{CORRECTION_BENCHMARK}.parquet",
+        scores=f"results/score/{CORRECTION_BENCHMARK}/alignscore.parquet",
         checker=rules.package_checker.output,
         model=(list(ALIGNER_MODEL.values()) if SUMMAC_MODEL == "trained" else []),
         code=code("checker", "correction"),

@@ -292,6 +292,19 @@ def baseline_inputs(wildcards):
     return inputs
 
 
+# Checker stage (checker.smk): the checker's corrections are evaluated on FRANK's outputs when the trained aligner
+# with a token head scores all of them; the report's FRANK page shows them.
+CORRECTION_BENCHMARK = "frank"
+
+
+def correction_run():
+    return (
+        param("score.alignscore.model") == "trained"
+        and param("aligner.train.token_head")
+        and bool(score_files([CORRECTION_BENCHMARK], ["alignscore"], sampled=False))
+    )
+
+
 # Report stage (report.smk): a page's metrics row (none for validation benchmarks) and its gold spans.
 def report_metrics(wildcards):
     if wildcards.benchmark in DETECTION_VALIDATION:
@@ -306,6 +319,7 @@ def report_gold(wildcards):
 def report_optional_arguments(wildcards, input):
     arguments = [f"--metrics {input.metrics}"] if input.metrics else []
     arguments += [f"--checker {input.checker}"] if input.checker else []
+    arguments += [f"--corrections {input.corrections}"] if input.corrections else []
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 

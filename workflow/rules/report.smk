@@ -13,6 +13,10 @@ REPORT_GOLD = param("report.localise.gold")
 REPORT_CHECKER = (
     "results/checker/model" if param("score.alignscore.model") == "trained" else None
 )
+# and FRANK's AlignScore page the checker's suggested corrections (checker.smk's evaluate_correction).
+REPORT_CORRECTIONS = (
+    "results/checker/correction/corrections.parquet" if correction_run() else None
+)
 
 
 rule report_localise:
@@ -25,6 +29,13 @@ rule report_localise:
         checker=lambda wildcards: (
             REPORT_CHECKER
             if wildcards.scorer == "alignscore" and REPORT_CHECKER
+            else []
+        ),
+        corrections=lambda wildcards: (
+            REPORT_CORRECTIONS
+            if wildcards.scorer == "alignscore"
+            and wildcards.benchmark == CORRECTION_BENCHMARK
+            and REPORT_CORRECTIONS
             else []
         ),
         code=code("report", "localise"),

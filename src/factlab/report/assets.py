@@ -315,6 +315,17 @@ PAGE_JS = r"""
       spanItem.appendChild(spanList);
       list.appendChild(spanItem);
     }
+    if (ex.correction) {
+      var fix = el("li", "correction", "suggested fix: \u201c" + ex.correction.text + "\u201d");
+      var edits = el("ol", "edits");
+      ex.correction.edits.forEach(function (e) {
+        edits.appendChild(el("li", "edit", "\u201c" + e.text + "\u201d \u2192 " +
+          (e.replacement ? "\u201c" + e.replacement + "\u201d" : "deleted") +
+          " (support " + fmt(e.support_before) + " \u2192 " + fmt(e.support_after) + ")"));
+      });
+      fix.appendChild(edits);
+      list.appendChild(fix);
+    }
     if (ex.qas.length) {
       var item = el("li", null, "QAs (question \u2192 answer: support):"), qaList = el("ol", "qas");
       ex.qas.forEach(function (q) {

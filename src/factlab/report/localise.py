@@ -89,6 +89,9 @@ def register(commands: Any) -> None:
     localise.add_argument(
         "--checker", help="a checker folder (results/checker/model): its recorded thresholds replace --threshold"
     )
+    localise.add_argument(
+        "--corrections", help="the checker's corrections (results/checker/correction/corrections.parquet), shown per output"
+    )
     localise.set_defaults(func=run_localise)
 
 
@@ -111,6 +114,7 @@ def run_localise(args: argparse.Namespace) -> None:
         settings=settings,
         gold=gold,
         metrics=metrics,
+        corrections=read_corrections(args.corrections) if args.corrections else None,
     )
     write_text(render_html(payload), out)
     LOGGER.info("%s: %s", out, json.dumps(payload["summary"], sort_keys=True))
@@ -420,6 +424,20 @@ def summarise(examples: Sequence[Mapping[str, Any]], n_data: int, threshold: flo
     }
 
 
+def read_corrections(path: str) -> dict[str, dict[str, Any]]:
+    """example_id -> the checker's suggested fix (`text`, `edits`) of each changed output of a corrections table
+    (factlab.checker.correction_command: example_id, changed, corrected, edits as JSON)."""
+    frame = read_table(path)
+    missing = [column for column in ("example_id", "changed", "corrected", "edits") if column not in frame.columns]
+    if missing:
+        raise DataError(f"the corrections table lacks columns {missing}", file=path)
+    return {
+        str(row.example_id): {"text": str(row.corrected), "edits": json.loads(row.edits)}
+        for row in frame.itertuples(index=False)
+        if bool(row.changed)
+    }
+
+
 def build_payload(
     data: pd.DataFrame,
     scores: pd.DataFrame,
@@ -429,6 +447,7 @@ def build_payload(
     settings: LocaliseSettings,
     gold: pd.DataFrame | None = None,
     metrics: Sequence[tuple[str, Any]] = (),
+    corrections: Mapping[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The page's data: every scored example joined to the benchmark (a scored example the benchmark lacks is an
     error; benchmark rows never scored are counted in `n_data`), ordered by example_id, sources stored once."""
@@ -451,7 +470,8 @@ def build_payload(
     for row in joined.to_dict("records"):
         index = sources.setdefault(str(row["source"]), len(sources))
         gold_spans = spans.get(str(row["example_id"]), [])
-        examples.append(example_entry(row, index, gold_spans, kinds, settings.token_threshold, localiser))
+        entry = example_entry(row, index, gold_spans, kinds, settings.token_threshold, localiser)
+        examples.append(entry | {"correction": (corrections or {}).get(entry["id"])})
     return {
         "benchmark": benchmark,
         "scorer": scorer,
