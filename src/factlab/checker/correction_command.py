@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -192,8 +193,9 @@ def run_correction(args: argparse.Namespace) -> None:
     test, validation = data[data["split"] == TEST], data[data["split"] == VALIDATION]
     checker = Checker(args.checker, progress=True)
     spans, corrections = suggested_corrections(checker, test, scores)
-    changed = [eid for eid, fix in corrections.items() if fix["text"] != test.set_index("example_id").loc[eid, "output"]]
-    corrected = test.set_index("example_id").loc[changed].reset_index()
+    by_id = test.set_index("example_id")
+    changed = [eid for eid, fix in corrections.items() if fix["text"] != by_id.loc[eid, "output"]]
+    corrected = by_id.loc[changed].reset_index()
     corrected = corrected.assign(
         example_id=corrected["example_id"] + CORRECTED_SUFFIX, output=[corrections[eid]["text"] for eid in changed]
     )
@@ -223,7 +225,7 @@ def run_correction(args: argparse.Namespace) -> None:
         synthetic["original"].tolist(),
     )
     restore_table = pd.DataFrame(
-        [{**row.__dict__, "restore_rate": row.restore_rate} for row in restore],
+        [{**asdict(row), "restore_rate": row.restore_rate} for row in restore],
         columns=["transform", "error_type", "n_corrupted", "n_flagged", "n_changed", "n_restored", "restore_rate"],
     )
     write_text(systems.to_csv(index=False, float_format="%.6g"), args.out)
