@@ -7,7 +7,14 @@ import io
 import pandas as pd
 import pytest
 
-from factlab.paper.scorer_tables import correction_frame, correlations_frame, error_types_frame, interval, localisation_frame
+from factlab.paper.scorer_tables import (
+    correction_frame,
+    correlations_frame,
+    error_types_frame,
+    explanations_frame,
+    interval,
+    localisation_frame,
+)
 
 # Rows of results/metaeval/frank_scorers/correlations.csv from a default run, with the `sampled`
 # column the table has since gained.
@@ -182,3 +189,18 @@ def test_correction_table_in_percent():
         pytest.approx([40.0, 45.0, 5.0])
     )
     assert table.loc["restore: number_swap (CircE)", ["n", "changed", "restored %"]].tolist() == [100, 60, pytest.approx(45.0)]
+
+
+def test_explanations_table_in_percent():
+    summary = pd.DataFrame(
+        [{"split": "test", "task": "all", "n_responses": 151, "n_unsupported_qas": 531, "coverage": 0.5,
+          "coverage_ci_low": 0.4, "coverage_ci_high": 0.6, "coverage_predicate": 0.25, "coverage_answer": 0.375,
+          "n_explanations": 486, "precision": 0.6, "precision_ci_low": 0.55, "precision_ci_high": 0.65,
+          "chance_precision": 0.5}]
+    )  # fmt: skip
+    row = explanations_frame(summary).iloc[0]
+    assert [row["pointed at %"], row["by predicate %"], row["by answer %"], row["on an unsupported QA %"], row["chance %"]] == (
+        pytest.approx([50.0, 25.0, 37.5, 60.0, 50.0])
+    )
+    assert (row["pointed 95% CI"], row["on QA 95% CI"]) == ("[40.0, 60.0]", "[55.0, 65.0]")
+    assert [row["responses"], row["unsupported QAs"], row["explanations"]] == [151, 531, 486]

@@ -132,8 +132,45 @@ rule evaluate_correction:
         "--report {output.report} --out-metrics {output.metrics} > {log} 2>&1"
 
 
+# Whether the spans the checker explains are those annotators found unsupported: QASemConsistency's gold QAs
+# (predicate and answer tokens, voted), every response checked against its source.
+EXPLANATION_RUN = explanation_run()
+
+
+rule evaluate_explanations:
+    input:
+        qas="results/data/qasem_consistency_qas.parquet",
+        checker=rules.package_checker.output,
+        code=code("checker", "explanations"),
+    output:
+        summary="results/checker/explanations/explanations.csv",
+        qas="results/checker/explanations/qas.parquet",
+        report="results/checker/explanations/report.json",
+        metrics="results/checker/explanations/metrics.json",
+    log:
+        "logs/checker/explanations.log",
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    params:
+        per_split=(
+            ""
+            if param("check.explanations.responses_per_split") is None
+            else f"--responses-per-split {param('check.explanations.responses_per_split')}"
+        ),
+        seed=param("metaeval.seed"),
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+    shell:
+        "factlab checker explanations --qas {input.qas} --checker {input.checker} {params.per_split} "
+        "--seed {params.seed} --resamples {params.resamples} --confidence {params.confidence} "
+        "--out {output.summary} --qa-out {output.qas} --report {output.report} --out-metrics {output.metrics} "
+        "> {log} 2>&1"
+
+
 rule checker:
     input:
         rules.package_checker.output,
         rules.benchmark_check_latency.output,
         rules.evaluate_correction.output if CORRECTION_RUN else [],
+        rules.evaluate_explanations.output if EXPLANATION_RUN else [],

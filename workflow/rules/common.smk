@@ -305,6 +305,13 @@ def correction_run():
     )
 
 
+# The checker's explanations are measured against QASemConsistency's gold QAs when its aligner has a token head.
+def explanation_run():
+    return param("score.alignscore.model") == "trained" and param(
+        "aligner.train.token_head"
+    )
+
+
 # Report stage (report.smk): a page's metrics row (none for validation benchmarks) and its gold spans.
 def report_metrics(wildcards):
     if wildcards.benchmark in DETECTION_VALIDATION:

@@ -458,6 +458,26 @@ rule tabulate_correction:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
+rule tabulate_explanations:
+    input:
+        summary=rules.evaluate_explanations.output.summary,
+        code=code("paper", "explanations-table"),
+    output:
+        md=report(
+            "paper/tables/explanations.md",
+            caption="../report/explanations_table.rst",
+            category="localisation",
+        ),
+        tex="paper/tables/explanations.tex",
+    log:
+        "logs/paper/tabulate_explanations.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper explanations-table --summary {input.summary} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
+
+
 rule tabulate_localisation:
     input:
         tokens=rules.evaluate_localisation.output.tokens,
@@ -678,6 +698,7 @@ PAPER_PARTS = [
     *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
     *([rules.tabulate_error_types.output] if ERROR_TYPES_RUN else []),
     *([rules.tabulate_correction.output] if CORRECTION_RUN else []),
+    *([rules.tabulate_explanations.output] if EXPLANATION_RUN else []),
     *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
     *([rules.tabulate_qa_detection.output] if QA_DETECTION_RUN else []),
 ]

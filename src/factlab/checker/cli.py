@@ -10,6 +10,7 @@ COMMAND_MODULES = {
     "package": "factlab.checker.package_command",
     "latency": "factlab.checker.latency_command",
     "correction": "factlab.checker.correction_command",
+    "explanations": "factlab.checker.explanation_command",
 }
 
 

@@ -150,6 +150,15 @@ CORRECTION = (
     "(FRANK type in brackets), each checked against its article: the share corrected back to the original exactly."
 )
 
+EXPLANATIONS = (
+    "Whether the checker's explanations point at what annotators found unsupported, on QASemConsistency's responses "
+    "(CLIFF summaries, FActScore biographies, Verifiability sentences) with their QA-SRL/QANom QAs voted supported or "
+    "not. The checker reads each response against its source at its recorded thresholds (chosen on WiCE dev). "
+    "Pointed at: the share of unsupported gold QAs whose predicate or answer tokens a flagged span overlaps; "
+    "on an unsupported QA: the share of flagged spans overlapping an unsupported QA's predicate or answer; chance: "
+    "that share for each span slid over every position of its response. 95\\% CIs from a bootstrap over responses."
+)
+
 
 def _retrieval(search: str) -> str:
     return (
@@ -375,6 +384,7 @@ REPORT_CAPTIONS: dict[str, str] = {
     "localisation_table": LOCALISATION,
     "error_types_table": ERROR_TYPES,
     "correction_table": CORRECTION,
+    "explanations_table": EXPLANATIONS,
     "qa_decomposition_table": _report(
         QA_DECOMPOSITION,
         f"Model, aggregation and threshold: {_param('score.qasem_consistency')}. Tables: "

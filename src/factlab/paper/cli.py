@@ -26,6 +26,7 @@ COMMAND_MODULES = {
     "localisation-table": "factlab.paper.scorer_tables",
     "error-types-table": "factlab.paper.scorer_tables",
     "correction-table": "factlab.paper.scorer_tables",
+    "explanations-table": "factlab.paper.scorer_tables",
     "retrieval-table": "factlab.paper.scorer_tables",
     "qa-decomposition-table": "factlab.paper.scorer_tables",
     "qa-detection-table": "factlab.paper.scorer_tables",

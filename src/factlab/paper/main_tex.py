@@ -105,8 +105,9 @@ SECTIONS = (
         "Where is the inconsistency, and of what kind? Scorers' sentence-level support projected onto tokens and "
         "the aligner's token head are compared with annotated hallucination spans, the evidence retrieval with the "
         "sentences annotators cited, the aligner's error-type head with FRANK's annotated error categories, and the "
-        "checker's suggested corrections with an independent judge.",
-        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval", "error_types", "correction"),
+        "checker's suggested corrections with an independent judge, and its explanations with the QAs annotators "
+        "found unsupported.",
+        ("localisation", "qa_decomposition", "qa_detection", "scale_retrieval", "error_types", "correction", "explanations"),
     ),
     Section(
         "QASem parser",

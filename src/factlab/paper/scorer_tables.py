@@ -57,6 +57,12 @@ def register(commands: Any) -> None:
             run_table,
         ),
         (
+            "explanations-table",
+            "whether the checker's explanations point at QASemConsistency's unsupported gold QAs",
+            ("--summary",),  # results/checker/explanations/explanations.csv
+            run_table,
+        ),
+        (
             "qa-decomposition-table",
             "QASemConsistency: gold QAs vs parser QAs vs sentences",
             ("--responses", "--qas"),  # response_detection.csv, qa_detection.csv
@@ -250,6 +256,31 @@ def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFra
     return pd.DataFrame(rows).astype({"n": "Int64", "changed": "Int64"})
 
 
+def explanations_frame(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per split and task of QASemConsistency: responses, unsupported gold QAs, the share an explanation
+    points at (with its 95% CI; by predicate, by answer), explanations, the share on an unsupported QA (with its
+    CI) and that share for spans placed anywhere in their response (shares in %)."""
+    return pd.DataFrame(
+        [
+            {
+                "split": row.split,
+                "task": row.task,
+                "responses": row.n_responses,
+                "unsupported QAs": row.n_unsupported_qas,
+                "pointed at %": 100 * row.coverage,
+                "pointed 95% CI": interval(100 * row.coverage_ci_low, 100 * row.coverage_ci_high),
+                "by predicate %": 100 * row.coverage_predicate,
+                "by answer %": 100 * row.coverage_answer,
+                "explanations": row.n_explanations,
+                "on an unsupported QA %": 100 * row.precision,
+                "on QA 95% CI": interval(100 * row.precision_ci_low, 100 * row.precision_ci_high),
+                "chance %": 100 * row.chance_precision,
+            }
+            for row in summary.itertuples(index=False)
+        ]
+    ).astype({"responses": "Int64", "unsupported QAs": "Int64", "explanations": "Int64"})
+
+
 def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -339,6 +370,8 @@ def run_table(args: argparse.Namespace) -> None:
     elif args.table == "correction-table":
         frame = correction_frame(pd.read_csv(args.systems), pd.read_csv(args.restore))
         caption, label = captions.CORRECTION, "tab:correction"
+    elif args.table == "explanations-table":
+        frame, caption, label = explanations_frame(pd.read_csv(args.summary)), captions.EXPLANATIONS, "tab:explanations"
     elif args.table == "error-types-table":
         frame = error_types_frame(pd.read_csv(args.categories), json.loads(Path(args.error_types_report).read_text()))
         caption, label = captions.ERROR_TYPES, "tab:error-types"
