@@ -15,11 +15,11 @@ from factlab.models.aligner import (
     AlignerScorer,
     DeferredAlignerScorer,
     HubNLIScorer,
-    load_pair_scorer,
     new_network,
     save_aligner,
 )
 from factlab.models.engine import EngineSettings, PairCache, score_pair_distributions, score_pairs
+from factlab.models.loading import load_pair_scorer
 from factlab.models.support_heads import with_support_head
 from factlab.runtime import load_tokenizer
 

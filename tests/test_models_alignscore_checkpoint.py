@@ -22,9 +22,9 @@ from torch import nn
 from transformers import BertConfig, BertForPreTraining, BertModel
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import load_pair_scorer
 from factlab.models.alignscore_checkpoint import AlignScoreCheckpointScorer
 from factlab.models.engine import EngineSettings, score_pair_distributions, score_pairs
+from factlab.models.loading import load_pair_scorer
 from factlab.runtime import load_tokenizer
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -14,8 +14,8 @@ import torch
 from tiny_t5 import build_tiny_t5
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import load_pair_scorer
 from factlab.models.engine import EngineSettings, score_pair_distributions, score_pairs
+from factlab.models.loading import load_pair_scorer
 from factlab.models.yesno import PROMPT_BEFORE_HYPOTHESIS, HubYesNoScorer, prompt
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.scale import ScaleSettings, from_mapping, scale_pairs, score_scale

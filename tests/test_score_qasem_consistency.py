@@ -14,8 +14,9 @@ from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, DataError
-from factlab.models.aligner import AlignerConfig, AlignerScorer, load_pair_scorer, new_network, save_aligner
+from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
+from factlab.models.loading import load_pair_scorer
 from factlab.preprocess.benchmark import sentence_units
 from factlab.preprocess.chunking import SentenceChunk, alignscore_chunks
 from factlab.preprocess.qas import QA_COLUMNS

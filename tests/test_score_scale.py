@@ -16,8 +16,9 @@ from tiny_aligner import tiny_aligner
 
 from factlab.cli import main
 from factlab.errors import ConfigError, DataError, FactlabError
-from factlab.models.aligner import AlignerScorer, load_pair_scorer, save_aligner
+from factlab.models.aligner import AlignerScorer, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
+from factlab.models.loading import load_pair_scorer
 from factlab.preprocess.benchmark import sentence_units
 from factlab.preprocess.chunking import alignscore_chunks
 from factlab.preprocess.sentences import Sentence

@@ -52,7 +52,7 @@ class Checker:
     def __init__(
         self, model: str | Path | None = None, *, device: str = "auto", threads: int = 0, progress: bool = False
     ) -> None:
-        from factlab.models.aligner import load_pair_scorer
+        from factlab.models.loading import load_pair_scorer
         from factlab.runtime import set_threads
 
         self.model, self.settings = resolve_model(model)

@@ -99,8 +99,8 @@ def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame
 def judge_scores(examples: pd.DataFrame, args: argparse.Namespace) -> tuple[dict[str, float], dict[str, Any]]:
     """SummaC-ZS of each (source, output) example: example_id -> score."""
     from factlab.commands import settings_from_mapping
-    from factlab.models.aligner import load_pair_scorer
     from factlab.models.engine import EngineSettings
+    from factlab.models.loading import load_pair_scorer
     from factlab.preprocess.benchmark import sentence_units
     from factlab.score.summac import SummaCSettings, score_summac_zs
 

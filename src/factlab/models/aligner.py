@@ -37,7 +37,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -58,9 +58,6 @@ HEADS = ("three_way", "binary", "regression")
 # coreference (pronoun) and out-of-article errors. FRANK's discourse-link and grammar errors have no edit that
 # makes them, so the head cannot name them.
 ERROR_TYPES = ("EntE", "CircE", "RelE", "CorefE", "OutE")
-# Columns of `DistributionScorer.probabilities`; the same order as the aligner's 3-way head, so that
-# ALIGNED / NEUTRAL / CONTRADICT index both.
-DISTRIBUTION_CLASSES = ("entail", "neutral", "contradict")
 
 
 @dataclass(frozen=True)
@@ -73,38 +70,6 @@ class AlignerConfig:
     # Off in folders saved before the head existed (their aligner.json lacks the key), so they still load.
     token_head: bool = False
     type_head: bool = False  # a fifth head on the pooled encoding: which kind of error (ERROR_TYPES) an unsupported pair makes
-
-
-class PairScorer(Protocol):
-    """What the engine needs from a model: a tokenizer, a length cap, and support probabilities."""
-
-    tokenizer: Any
-    max_length: int
-    device: torch.device
-    identity: str  # names the weights: pairs scored by two scorers with the same identity are shared
-
-    def support(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
-    ) -> torch.Tensor: ...
-
-
-class DistributionScorer(PairScorer, Protocol):
-    """A `PairScorer` that also gives the full 3-way distribution (engine.score_pair_distributions).
-
-    A separate protocol, so that a model giving only support stays a valid `PairScorer`.
-    """
-
-    @property
-    def distribution_identity(self) -> str: ...  # names the weights and the label mapping: the distribution cache key
-
-    @property
-    def has_contradiction(self) -> bool: ...  # False: P(contradict) is always 0 (a 2-label classifier)
-
-    def probabilities(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
-    ) -> torch.Tensor:
-        """[batch, 3]: P(entail), P(neutral), P(contradict) (`DISTRIBUTION_CLASSES`), each row summing to 1."""
-        ...
 
 
 def load_backbone(backbone: str, *, pretrained: bool = True, layers: int = 0) -> tuple[nn.Module, Any]:
@@ -402,27 +367,3 @@ def nli_distribution(probs: torch.Tensor, entailment_index: int, contradiction_i
     others = [i for i in range(probs.shape[-1]) if i not in (entailment_index, contradiction_index)]
     neutral = probs[:, others].sum(-1) if others else torch.zeros_like(entail)
     return torch.stack([entail, neutral, contradict], dim=-1)
-
-
-def load_pair_scorer(
-    model: str, *, device: str = "auto", entailment_label: str = "entailment", contradiction_label: str = "contradiction"
-) -> PairScorer:
-    """`model`: a trained aligner folder (has aligner.json), a released AlignScore checkpoint (a `.ckpt`
-    file: factlab.models.alignscore_checkpoint), else a hub id / folder of an NLI classifier or of a
-    seq2seq model (encoder-decoder config: asked SCALE's yes/no question, factlab.models.yesno).
-
-    The aligner and a classifier are `DistributionScorer`s; `contradiction_label` only matters for a
-    classifier's 3-way distribution. A yes/no model gives support only (the engine says so when a
-    method asks it for distributions).
-    """
-    if (Path(model) / CONFIG_FILE).is_file():
-        return DeferredAlignerScorer(model, device=device)
-    from factlab.models.alignscore_checkpoint import AlignScoreCheckpointScorer, is_alignscore_checkpoint
-
-    if is_alignscore_checkpoint(model):
-        return AlignScoreCheckpointScorer(model, device=device)
-    from factlab.models.yesno import HubYesNoScorer, is_seq2seq
-
-    if is_seq2seq(model):
-        return HubYesNoScorer(model, device=device)
-    return HubNLIScorer(model, entailment_label, device=device, contradiction_label=contradiction_label)

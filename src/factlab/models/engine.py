@@ -45,7 +45,7 @@ from tqdm import tqdm
 
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.models.aligner import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
+from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
 from factlab.runtime import PRECISIONS
 
 LOG = logging.getLogger(__name__)

@@ -15,7 +15,8 @@ from typing import Any
 import torch
 
 from factlab.errors import ConfigError
-from factlab.models.aligner import ALIGNED, AlignerScorer, PairScorer
+from factlab.models.aligner import ALIGNED, AlignerScorer
+from factlab.models.protocols import PairScorer
 
 SUPPORT_HEADS = ("three_way", "binary")
 BINARY_ALIGNED = 1

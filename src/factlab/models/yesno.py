@@ -7,7 +7,7 @@ SCALE (Lattimer et al., 2023; asappresearch/scale-score, `scale_score/utils.py`)
 and reads the first decoding step: the softmax over the logits of the first word piece of "Yes"
 and of "No", P("Yes") being the support. MiniCheck-style and other instruction-tuned seq2seq
 checkers answer the same question, so any hub id or local folder of an encoder-decoder model is
-read this way (`factlab.models.aligner.load_pair_scorer` picks this adapter for every
+read this way (`factlab.models.loading.load_pair_scorer` picks this adapter for every
 encoder-decoder config), one parameter away for online users.
 
 The prompt reaches the engine as a `PairTemplate`: the premise's word pieces, then the rest of the

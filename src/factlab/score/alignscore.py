@@ -36,8 +36,9 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import ERROR_TYPES, AlignerScorer, PairScorer
+from factlab.models.aligner import ERROR_TYPES, AlignerScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
+from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
 from factlab.models.token_support import score_tokens
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks

@@ -123,8 +123,8 @@ def run_pair_job(
     later job with the same weights (SummaC-Conv after SummaC-ZS) runs only the pairs the earlier one did not;
     `score` then takes a `cache` argument.
     """
-    from factlab.models.aligner import load_pair_scorer
     from factlab.models.engine import PairCache
+    from factlab.models.loading import load_pair_scorer
 
     started = time.perf_counter()
     examples, sampled = job_examples(args)

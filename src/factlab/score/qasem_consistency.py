@@ -53,8 +53,8 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import ConfigError, DataError
-from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
+from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence

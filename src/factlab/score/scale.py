@@ -40,8 +40,8 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import ConfigError, DataError, FactlabError
-from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache, PairTemplate, score_pairs, scorer_template
+from factlab.models.protocols import PairScorer
 from factlab.preprocess.chunking import ChunkReport, token_windows
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises

@@ -56,7 +56,7 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from factlab.io import write_text
-    from factlab.models.aligner import load_pair_scorer
+    from factlab.models.loading import load_pair_scorer
     from factlab.runtime import set_threads
     from factlab.score.scale import EngineScores, whole_premise, window_premises
     from factlab.score.scale_retrieval import ChunkSettings, evaluate_retrieval, read_claims

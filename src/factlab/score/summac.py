@@ -49,8 +49,8 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import ConfigError
-from factlab.models.aligner import DISTRIBUTION_CLASSES, DistributionScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pair_distributions
+from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer
 from factlab.preprocess.sentences import Sentence
 from factlab.score.sentences import aggregate, sentences_by_owner
 

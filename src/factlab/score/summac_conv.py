@@ -25,7 +25,8 @@ import pandas as pd
 import torch
 
 from factlab.errors import ConfigError, FactlabError
-from factlab.models.engine import DistributionScorer, EngineSettings, PairCache, score_pair_distributions
+from factlab.models.engine import EngineSettings, PairCache, score_pair_distributions
+from factlab.models.protocols import DistributionScorer
 from factlab.score.summac import ENTAIL, SummaCSettings, summac_pairs
 
 LOG = logging.getLogger(__name__)

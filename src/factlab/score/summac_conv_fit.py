@@ -88,7 +88,7 @@ def run_train_conv(args: argparse.Namespace) -> None:
     import torch
     from sklearn.metrics import roc_auc_score
 
-    from factlab.models.aligner import load_pair_scorer
+    from factlab.models.loading import load_pair_scorer
     from factlab.preprocess.benchmark import sentence_units
     from factlab.score.summac_conv import (
         ConvSettings,

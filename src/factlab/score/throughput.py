@@ -98,8 +98,8 @@ def sample_pairs(data_paths: list[str], sentence_paths: list[str], per_benchmark
 def run_throughput(args: argparse.Namespace) -> None:
     import torch
 
-    from factlab.models.aligner import load_pair_scorer
     from factlab.models.engine import reference_scores, score_pairs
+    from factlab.models.loading import load_pair_scorer
     from factlab.score.commands import engine_settings, tuned_settings
 
     set_threads(args.threads)

@@ -28,8 +28,8 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from factlab.errors import ConfigError, FactlabError
-from factlab.models.aligner import PairScorer
 from factlab.models.engine import EngineSettings, PairCache
+from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, head_readers, readable_heads
 from factlab.preprocess.chunking import AlignScorePolicy
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark

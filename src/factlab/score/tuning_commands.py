@@ -35,7 +35,7 @@ def register(commands: Any) -> None:
 
 
 def run_tuning(args: argparse.Namespace) -> None:
-    from factlab.models.aligner import load_pair_scorer
+    from factlab.models.loading import load_pair_scorer
     from factlab.preprocess.benchmark import select_examples
     from factlab.score.tuning import TuningSettings, choose, sweep
 
