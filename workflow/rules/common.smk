@@ -34,13 +34,19 @@ PARAM_KEYS = {}
 
 def param(key):
     """The value of a dotted params.yaml key, e.g. param("metaeval.frank.subsets"). Rule files read
-    parameters only through this (tests/test_dvcyaml.py checks), so the keys each stage reads are known.
+    parameters only through this (tests/test_dvcyaml.py checks), so the keys each stage reads are known: those
+    read while its rule file is parsed (an input function's reads at job time are the file's to read too).
     """
     value = config
     for part in key.split("."):
         value = value[part]
-    rule_file = Path(workflow.included_stack[-1].get_path_or_uri(secret_free=True)).name
-    PARAM_KEYS.setdefault(rule_file, set()).add(key)
+    if (
+        workflow.included_stack
+    ):  # a rule file being parsed; an input function a job runs records nothing
+        rule_file = Path(
+            workflow.included_stack[-1].get_path_or_uri(secret_free=True)
+        ).name
+        PARAM_KEYS.setdefault(rule_file, set()).add(key)
     return value
 
 
@@ -171,6 +177,90 @@ def detection_inputs(benchmarks, validation):
     }
 
 
+# Selection: which benchmarks each stage builds, as functions of params.yaml. A rule file calls them while it is
+# parsed (so that its DVC stage depends on the keys they read) and keeps what it uses; an input function here
+# reads only this file's names and params.yaml. No rule file reads a name that a later one defines.
+def preprocess_benchmarks():
+    """preprocess.benchmarks; empty = every selected benchmark that is used for evaluation."""
+    return with_custom(
+        param("preprocess.benchmarks")
+        or [name for name in BENCHMARKS if SPECS[name].role == "evaluation"]
+    )
+
+
+def score_benchmarks():
+    """score.benchmarks; empty = every preprocessed benchmark."""
+    return with_custom(param("score.benchmarks") or preprocess_benchmarks())
+
+
+def tuning_benchmarks():
+    """The validation benchmarks AlignScore's chunk size and aggregation are tuned on: those preprocessed."""
+    preprocessed = preprocess_benchmarks()
+    return [
+        name
+        for name in param("score.alignscore.tuning.benchmarks")
+        if name in preprocessed
+    ]
+
+
+def triple_benchmarks():
+    """The benchmarks whose OpenIE triples a scoring job reads: only these are extracted."""
+    if "openie_triples" not in param("score.scorers"):
+        return []
+    return scored_by("openie_triples", score_benchmarks())
+
+
+def qasem_consistency_qa_settings():
+    """score.qasem_consistency's decomposition and qa_source: which QAs its jobs read."""
+    return {
+        key: param(f"score.qasem_consistency.{key}")
+        for key in ("decomposition", "qa_source")
+    }
+
+
+def qasem_consistency_benchmarks():
+    if "qasem_consistency" not in param("score.scorers"):
+        return []
+    return scored_by("qasem_consistency", score_benchmarks())
+
+
+def qa_decomposition_benchmarks():
+    """The benchmarks with gold QAs that QASemConsistency scores: its decomposition is measured on them."""
+    scored = qasem_consistency_benchmarks()
+    return [name for name in GOLD_QAS if name in scored]
+
+
+def qa_decompositions_scored():
+    """The decompositions scored apart: one with score.qasem_consistency's own settings is that scorer's table."""
+    own = qasem_consistency_qa_settings()
+    return [
+        name
+        for name, settings in QA_DECOMPOSITIONS.items()
+        if {**own, **settings} != own
+    ]
+
+
+def parsed_qa_benchmarks():
+    """The benchmarks whose parser QAs a scoring job reads: only these are parsed."""
+    reads = set(
+        qasem_consistency_benchmarks()
+        if reads_parser_qas(qasem_consistency_qa_settings())
+        else []
+    )
+    for decomposition in qa_decompositions_scored():
+        if reads_parser_qas(QA_DECOMPOSITIONS[decomposition]):
+            reads |= set(qa_decomposition_benchmarks())
+    return sorted(reads)
+
+
+def ensemble_fit_benchmarks():
+    """The ensemble's fit data: those of its validation benchmarks that are scored."""
+    scored = score_benchmarks()
+    return [
+        name for name in param("score.ensemble.validation_benchmarks") if name in scored
+    ]
+
+
 # Which scorer scores which benchmark: every scored benchmark, unless score.scorer_benchmarks names a
 # non-empty list for the scorer (the default keeps the costliest scorers to fewer benchmarks; config/full.yaml: all),
 # and every custom benchmark whatever the lists (with_custom);
@@ -192,7 +282,7 @@ def scored_by(scorer, benchmarks, sampled=None):
     ]
     if scorer == "ensemble":
         # the stack scores what every member scores, on the members' sample where one samples it (ensemble_sample),
-        # but never its own fit data, and nothing when none of its fit data is scored (ENSEMBLE_FIT_BENCHMARKS, score.smk)
+        # but never its own fit data, and nothing when none of its fit data is scored (ensemble_fit_benchmarks)
         fit = set(param("score.ensemble.validation_benchmarks"))
         members = [
             scored_by(member, benchmarks) for member in param("score.ensemble.members")
@@ -201,7 +291,7 @@ def scored_by(scorer, benchmarks, sampled=None):
             name
             for name in benchmarks
             if name in chosen
-            and ENSEMBLE_FIT_BENCHMARKS
+            and ensemble_fit_benchmarks()
             and name not in fit
             and all(name in scored for scored in members)
             and sampled in (None, ensemble_sample(name) is not None)
@@ -217,7 +307,7 @@ def sample_size(scorer, sample):
 def ensemble_sample(benchmark):
     """The ensemble's sample of a benchmark where a member samples it: the smallest of the members' samples, which
     every member scored (samples of a benchmark nest, and the others score it whole); None where all score it whole.
-    Read while parsing (ENSEMBLE_SAMPLES, score.smk, holds it for the jobs)."""
+    """
     sizes = [
         sample_size(member, param("score.sample"))
         for member in param("score.ensemble.members")
@@ -228,20 +318,22 @@ def ensemble_sample(benchmark):
 
 def sample_arguments(scorer, benchmark):
     """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark (of sample_size; the
-    ensemble: ENSEMBLE_SAMPLES), else all (and no seed, so that changing the seed reruns only the sampled jobs). SAMPLED_BENCHMARKS and SAMPLE are read by the rule files whose jobs take a sample
-    (preprocess.smk: OpenIE's triples, the parser's QAs; score.smk), so that their DVC stages depend on them.
+    ensemble: ensemble_sample), else all (and no seed, so that changing the seed reruns only the sampled jobs). Read
+    by jobs; preprocess.smk (OpenIE's triples, the parser's QAs) and score.smk, whose jobs take samples, read
+    score.sample and score.sampled_benchmarks while parsed, so that their DVC stages depend on them.
     """
+    sample = param("score.sample")
     size = (
-        ENSEMBLE_SAMPLES.get(benchmark)
+        ensemble_sample(benchmark)
         if scorer == "ensemble"
         else (
-            sample_size(scorer, SAMPLE)
-            if benchmark in SAMPLED_BENCHMARKS.get(scorer, [])
+            sample_size(scorer, sample)
+            if benchmark in sampled_benchmarks(scorer)
             else None
         )
     )
     if size is not None:
-        return f"--sample-examples {size} --sample-seed {SAMPLE['seed']}"
+        return f"--sample-examples {size} --sample-seed {sample['seed']}"
     return "--sample-examples all"
 
 
@@ -262,19 +354,20 @@ def shard_files(wildcards, extension):
     """The shards of one (benchmark, scorer): the inputs of its merge."""
     return [
         f"results/score/{wildcards.benchmark}/shards/{wildcards.scorer}/{shard}.{extension}"
-        for shard in range(SCORE_SHARDS)
+        for shard in range(param("score.shards"))
     ]
 
 
 def tuning_files(pattern):
     """`pattern` for each tuning benchmark; an error only when a job needs the tuning (a DAG that scores nothing
     with AlignScore may preprocess no validation benchmark)."""
-    if not TUNING_BENCHMARKS:
+    benchmarks = tuning_benchmarks()
+    if not benchmarks:
         raise ConfigError(
             "params.yaml score.alignscore.tuning.benchmarks: none of them is preprocessed (preprocess.benchmarks); "
             "AlignScore's chunk size cannot be tuned"
         )
-    return expand(pattern, benchmark=TUNING_BENCHMARKS)
+    return expand(pattern, benchmark=benchmarks)
 
 
 def baseline_inputs(wildcards):
@@ -287,7 +380,10 @@ def baseline_inputs(wildcards):
     }
     if wildcards.scorer == "openie_triples":
         inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
-    if wildcards.scorer == "bertscore_precision" and BERTSCORE_ON_MPNET:
+    if (
+        wildcards.scorer == "bertscore_precision"
+        and param("score.bertscore_precision.model") == "mpnet"
+    ):
         inputs["encoder"] = MPNET_DIR
     return inputs
 
@@ -312,17 +408,7 @@ def explanation_run():
     )
 
 
-# Report stage (report.smk): a page's metrics row (none for validation benchmarks) and its gold spans.
-def report_metrics(wildcards):
-    if wildcards.benchmark in DETECTION_VALIDATION:
-        return []
-    return "results/metaeval/detection/auc.csv"
-
-
-def report_gold(wildcards):
-    return REPORT_GOLD.get(wildcards.benchmark, [])
-
-
+# Report stage (report.smk).
 def report_optional_arguments(wildcards, input):
     arguments = [f"--metrics {input.metrics}"] if input.metrics else []
     arguments += [f"--checker {input.checker}"] if input.checker else []
@@ -330,26 +416,17 @@ def report_optional_arguments(wildcards, input):
     return " ".join(arguments + ([f"--gold {input.gold}"] if input.gold else []))
 
 
-# Preprocess stage (preprocess.smk): triples only where a scorer reads them (TRIPLE_BENCHMARKS, score.smk).
-def triples_report(wildcards):
-    """A benchmark's triples report, where its triples are extracted; none elsewhere."""
-    if wildcards.benchmark not in TRIPLE_BENCHMARKS:
-        return []
-    return f"results/preprocess/{wildcards.benchmark}/reports/triples.json"
-
-
-def preprocess_outputs(wildcards):
-    """The `preprocess` target: every preprocessed benchmark's units and report, triples where extracted."""
-    units = ["sentences.parquet", "chunks.parquet", "report.json"]
-    return [
-        f"results/preprocess/{name}/{unit}"
-        for name in PREPROCESS_BENCHMARKS
-        for unit in units
-    ] + [f"results/preprocess/{name}/triples.parquet" for name in TRIPLE_BENCHMARKS]
-
-
-# The parser's QAs of a benchmark (preprocess_qas).
+# The parser's QAs of a benchmark (preprocess_qas), and the benchmarks with annotated QAs (qa_source: gold). A
+# benchmark with gold QAs is never sampled: its QA decomposition (score_qa_decomposition) compares every example.
 PARSED_QAS = "results/preprocess/{benchmark}/qas.parquet"
+GOLD_QAS = {"qasem_consistency": "results/data/qasem_consistency_qas.parquet"}
+# QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs
+# scored three ways with score.qasem_consistency's model, aggregation and threshold.
+QA_DECOMPOSITIONS = {
+    "gold_qas": {"decomposition": "qas", "qa_source": "gold"},
+    "parser_qas": {"decomposition": "qas", "qa_source": "parser"},
+    "sentences": {"decomposition": "sentences", "qa_source": "parser"},
+}
 
 
 def reads_parser_qas(settings):
@@ -374,17 +451,11 @@ def qasem_consistency_qa_table(benchmark, settings):
     return [GOLD_QAS[benchmark]]
 
 
-def parsed_qa_files(wildcards):
-    """The parser's QA tables that a scoring job reads (PARSED_QA_BENCHMARKS, score.smk): only they are
-    parsed (parsing every evaluation benchmark costs many CPU-minutes, and only QASemConsistency reads QAs);
-    `qas` is the target that builds them (DVC's preprocess stage too).
-    """
-    return expand(PARSED_QAS, benchmark=PARSED_QA_BENCHMARKS)
-
-
 def qasem_consistency_qas(wildcards):
     """The QA table of a score_qasem_consistency job (score.qasem_consistency's decomposition)."""
-    return qasem_consistency_qa_table(wildcards.benchmark, QASEM_CONSISTENCY)
+    return qasem_consistency_qa_table(
+        wildcards.benchmark, qasem_consistency_qa_settings()
+    )
 
 
 def qa_decomposition_qas(wildcards):

@@ -3,7 +3,7 @@
 #   results/preprocess/<benchmark>/sentences.parquet  sources split once per doc_id, outputs per example_id
 #   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
 #   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence, for the benchmarks that
-#                                                     openie_triples scores (TRIPLE_BENCHMARKS, score.smk); of its
+#                                                     openie_triples scores (TRIPLE_BENCHMARKS); of its
 #                                                     seeded sample's sentences where it scores one (score.sample)
 #   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
 #   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser), for the
@@ -13,27 +13,16 @@
 # `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
 ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
 PREPROCESS_DIR = "results/preprocess/{benchmark}"
-# Empty `benchmarks` = every selected benchmark that is used for evaluation.
-PREPROCESS_BENCHMARKS = with_custom(
-    param("preprocess.benchmarks")
-    or [name for name in BENCHMARKS if SPECS[name].role == "evaluation"]
-)
+PREPROCESS_BENCHMARKS = preprocess_benchmarks()
 _not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(BENCHMARKS))
 if _not_built:
     raise ConfigError(
         f"params.yaml preprocess.benchmarks names benchmarks that data.benchmarks does not build: {_not_built}"
     )
 PREPROCESS_MAX_EXAMPLES = param("preprocess.max_examples") or "all"
-# Which benchmarks get triples and parser QAs follows the scorers that read them (TRIPLE_BENCHMARKS and
-# PARSED_QA_BENCHMARKS, score.smk). Their keys are read here too, so that DVC's preprocess stage depends on them.
-for _key in (
-    "score.benchmarks",
-    "score.scorers",
-    "score.scorer_benchmarks",
-    "score.qasem_consistency.decomposition",
-    "score.qasem_consistency.qa_source",
-):
-    param(_key)
+# Triples and parser QAs only for the benchmarks whose scoring jobs read them (common.smk's selection).
+TRIPLE_BENCHMARKS = triple_benchmarks()
+PARSED_QA_BENCHMARKS = parsed_qa_benchmarks()
 
 
 wildcard_constraints:
@@ -106,9 +95,10 @@ rule preprocess_chunks:
 
 
 # The examples OpenIE triples and QASemConsistency score where score.sampled_benchmarks samples them
-# (sample_arguments, common.smk): their triples and QAs are drawn for those examples only.
-SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
-SAMPLE = param("score.sample")
+# (sample_arguments, common.smk, read by the jobs): their triples and QAs are drawn for those examples only. The
+# keys are read here so that DVC's preprocess stage depends on them.
+for _key in ("score.sample", "score.sampled_benchmarks"):
+    param(_key)
 
 
 rule preprocess_triples:
@@ -141,7 +131,12 @@ rule preprocess_report:
     input:
         sentences=f"{PREPROCESS_DIR}/reports/sentences.json",
         chunks=f"{PREPROCESS_DIR}/reports/chunks.json",
-        triples=triples_report,
+        # a benchmark's triples report, where its triples are extracted
+        triples=lambda wildcards: (
+            f"results/preprocess/{wildcards.benchmark}/reports/triples.json"
+            if wildcards.benchmark in TRIPLE_BENCHMARKS
+            else []
+        ),
         code=code("preprocess", "report"),
     output:
         f"{PREPROCESS_DIR}/report.json",
@@ -158,9 +153,18 @@ rule preprocess_report:
         "{params.triples} --out {output} > {log} 2>&1"
 
 
+# Every preprocessed benchmark's units and report, triples where extracted.
 rule preprocess:
     input:
-        preprocess_outputs,
+        expand(
+            "results/preprocess/{benchmark}/{unit}",
+            benchmark=PREPROCESS_BENCHMARKS,
+            unit=["sentences.parquet", "chunks.parquet", "report.json"],
+        ),
+        expand(
+            "results/preprocess/{benchmark}/triples.parquet",
+            benchmark=TRIPLE_BENCHMARKS,
+        ),
 
 
 # QASem units of every preprocessed benchmark: the parser chosen by qasem.parser (trained: the model
@@ -214,6 +218,8 @@ rule preprocess_qas:
         "{params.hub} --out {output.qas} --report {output.report} > {log} 2>&1"
 
 
+# The parser's QA tables that a scoring job reads: only they are parsed (parsing every evaluation benchmark costs
+# many CPU-minutes, and only QASemConsistency reads QAs); DVC's preprocess stage builds them too.
 rule qas:
     input:
-        parsed_qa_files,
+        expand(PARSED_QAS, benchmark=PARSED_QA_BENCHMARKS),

@@ -23,8 +23,13 @@ rule report_localise:
     input:
         data="results/data/{benchmark}.parquet",
         scores="results/score/{benchmark}/{scorer}.parquet",
-        metrics=report_metrics,
-        gold=report_gold,
+        # the detection metrics row (none for a validation benchmark) and the gold spans where given
+        metrics=lambda wildcards: (
+            []
+            if wildcards.benchmark in DETECTION_VALIDATION
+            else "results/metaeval/detection/auc.csv"
+        ),
+        gold=lambda wildcards: REPORT_GOLD.get(wildcards.benchmark, []),
         # AlignScore's page: the thresholds recorded with the checker (validation-chosen), not report.localise.threshold
         checker=lambda wildcards: (
             REPORT_CHECKER

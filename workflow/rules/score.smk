@@ -17,8 +17,7 @@ wildcard_constraints:
     scorer=r"[a-z_]+",
 
 
-# Empty `benchmarks` = every preprocessed benchmark.
-SCORE_BENCHMARKS = with_custom(param("score.benchmarks") or PREPROCESS_BENCHMARKS)
+SCORE_BENCHMARKS = score_benchmarks()
 _not_preprocessed = sorted(set(SCORE_BENCHMARKS) - set(PREPROCESS_BENCHMARKS))
 if _not_preprocessed:
     raise ConfigError(
@@ -45,9 +44,9 @@ for _scorer, _names in param("score.sampled_benchmarks").items():
             f"params.yaml score.sampled_benchmarks.{_scorer} names benchmarks it scores whole "
             f"(score.scorer_benchmarks.{_scorer}, empty = every one): {_both}"
         )
-# Read by every scoring job (sample_arguments, common.smk).
+# Read by every scoring job (sample_arguments, common.smk), and here so that DVC's score stage depends on them.
 SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
-SAMPLE = param("score.sample")
+param("score.sample")
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 SUMMAC_MODEL = param("score.summac_zs.model")
@@ -56,9 +55,7 @@ SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
 ALL_CORES = 1024
 # Validation benchmarks the chunk size and aggregation are tuned on: those of the list that are preprocessed.
 ALIGNSCORE_TUNING = param("score.alignscore.tuning")
-TUNING_BENCHMARKS = [
-    name for name in ALIGNSCORE_TUNING["benchmarks"] if name in PREPROCESS_BENCHMARKS
-]
+TUNING_BENCHMARKS = tuning_benchmarks()
 
 
 # Every AlignScore and QASemConsistency job waits for the chunk size chosen here: run it as soon as the
@@ -387,9 +384,8 @@ rule scale_retrieval:
 QASEM_CONSISTENCY = param("score.qasem_consistency")
 TRAINED_QASEM_CONSISTENCY = QASEM_CONSISTENCY["model"] == "trained"
 QASEM_CONSISTENCY_MODEL_KEYS = ("model", "entailment_label")
-# Benchmarks with annotated QAs (qa_source: gold); every benchmark has the parser's (preprocess_qas). Never sampled:
-# their QA decomposition (score_qa_decomposition) compares every example, and reads the scorer's own table.
-GOLD_QAS = {"qasem_consistency": "results/data/qasem_consistency_qas.parquet"}
+# Benchmarks with annotated QAs (GOLD_QAS, common.smk) are never sampled: their QA decomposition
+# (score_qa_decomposition) compares every example, and reads the scorer's own table.
 _sampled_gold = sorted(
     set(SAMPLED_BENCHMARKS.get("qasem_consistency", [])) & set(GOLD_QAS)
 )
@@ -477,37 +473,11 @@ rule score_qasem_consistency:
         QASEM_CONSISTENCY_COMMAND
 
 
-# QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs
-# scored three ways with score.qasem_consistency's model, aggregation and threshold.
-QA_DECOMPOSITIONS = {
-    "gold_qas": {"decomposition": "qas", "qa_source": "gold"},
-    "parser_qas": {"decomposition": "qas", "qa_source": "parser"},
-    "sentences": {"decomposition": "sentences", "qa_source": "parser"},
-}
-QASEM_CONSISTENCY_BENCHMARKS = (
-    scored_by("qasem_consistency", SCORE_BENCHMARKS)
-    if "qasem_consistency" in SCORERS
-    else []
-)
-QA_DECOMPOSITION_BENCHMARKS = [
-    name for name in GOLD_QAS if name in QASEM_CONSISTENCY_BENCHMARKS
-]
-# A decomposition with score.qasem_consistency's own settings is that scorer's table of the benchmark: scored once.
-QA_DECOMPOSITIONS_SCORED = [
-    name
-    for name, settings in QA_DECOMPOSITIONS.items()
-    if {**QASEM_CONSISTENCY_SETTINGS, **settings} != QASEM_CONSISTENCY_SETTINGS
-]
-# The benchmarks whose parser QAs a scoring job reads (`qas`, preprocess.smk, parses only these).
-PARSED_QA_BENCHMARKS = sorted(
-    set(QASEM_CONSISTENCY_BENCHMARKS if reads_parser_qas(QASEM_CONSISTENCY) else [])
-    | {
-        name
-        for name in QA_DECOMPOSITION_BENCHMARKS
-        for decomposition in QA_DECOMPOSITIONS_SCORED
-        if reads_parser_qas(QA_DECOMPOSITIONS[decomposition])
-    }
-)
+# QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs scored
+# the three ways of QA_DECOMPOSITIONS (common.smk) with score.qasem_consistency's model, aggregation and threshold;
+# a decomposition with the scorer's own settings is its table of the benchmark: scored once.
+QA_DECOMPOSITION_BENCHMARKS = qa_decomposition_benchmarks()
+QA_DECOMPOSITIONS_SCORED = qa_decompositions_scored()
 
 
 rule score_qa_decomposition:
@@ -557,12 +527,6 @@ BASELINE_SCORERS = [
     "bertscore_precision",
     "openie_triples",
 ]
-# The benchmarks whose OpenIE triples a scoring job reads (preprocess.smk extracts only these: the other
-# preprocessed benchmarks' triples cost 5 of the default run's 21 extraction jobs and were never read).
-TRIPLE_BENCHMARKS = (
-    scored_by("openie_triples", SCORE_BENCHMARKS) if "openie_triples" in SCORERS else []
-)
-BERTSCORE_ON_MPNET = param("score.bertscore_precision.model") == "mpnet"
 # The model-based baselines run their encoders at the engine's precision (ROUGE has none).
 SCORE_PRECISION = param("score.engine.precision")
 BASELINE_SETTINGS = {
@@ -615,11 +579,7 @@ rule score_baseline:
 
 # The ensemble: a stack of other scorers' example scores, fitted on validation benchmarks it never scores.
 ENSEMBLE = param("score.ensemble")
-ENSEMBLE_FIT_BENCHMARKS = [
-    name for name in ENSEMBLE["validation_benchmarks"] if name in SCORE_BENCHMARKS
-]
-# The ensemble's sample of each benchmark where a member scores one (sample_arguments, common.smk).
-ENSEMBLE_SAMPLES = {name: ensemble_sample(name) for name in PREPROCESS_BENCHMARKS}
+ENSEMBLE_FIT_BENCHMARKS = ensemble_fit_benchmarks()
 if "ensemble" in SCORERS:
     _absent = sorted(set(ENSEMBLE["members"]) - set(SCORERS))
     if _absent:
