@@ -494,17 +494,26 @@ def read_sources(path: str) -> dict[str, str]:
     return dict(zip(frame["example_id"].astype(str), frame["source"].astype(str), strict=True))
 
 
-def example_words(table: GoldTable, example_id: str, pieces: Any, *, file: str) -> WordFeatures:
-    """The token localiser's features of one scored output's words."""
+# The word features of each (score table, example): the localiser's fit and its reading share them.
+WordCache = dict[tuple[str, str], WordFeatures]
+
+
+def example_words(table: GoldTable, example_id: str, pieces: Any, *, file: str, cache: WordCache) -> WordFeatures:
+    """The token localiser's features of one scored output's words (computed once per score table)."""
+    if (file, example_id) in cache:
+        return cache[(file, example_id)]
     if table.sources is None or example_id not in table.sources:
         raise DataError("no source for the scored output (--sources)", file=file, record=example_id, field="example_id")
     arrays = piece_arrays(pieces)
     if arrays is None:
         raise DataError("no token detail", file=file, record=example_id, field=TOKEN_DETAIL)
-    return word_features(table.gold[example_id].output, table.sources[example_id], *arrays)
+    cache[(file, example_id)] = word_features(table.gold[example_id].output, table.sources[example_id], *arrays)
+    return cache[(file, example_id)]
 
 
-def localiser_training_tokens(table: GoldTable, scores: pd.DataFrame, *, file: str) -> tuple[np.ndarray, np.ndarray]:
+def localiser_training_tokens(
+    table: GoldTable, scores: pd.DataFrame, *, file: str, cache: WordCache
+) -> tuple[np.ndarray, np.ndarray]:
     """(features, 0/1 unsupported) of the validation part's gold tokens: each token takes the features of the
     word over it that the head finds least supported (the projection the analysis uses); tokens under no
     word are left out."""
@@ -514,7 +523,7 @@ def localiser_training_tokens(table: GoldTable, scores: pd.DataFrame, *, file: s
         pieces = getattr(row, TOKEN_DETAIL)
         if table.parts.get(example_id) != VALIDATION or pd.isna(row.score) or piece_arrays(pieces) is None:
             continue
-        words = example_words(table, example_id, pieces, file=file)
+        words = example_words(table, example_id, pieces, file=file, cache=cache)
         example = table.gold[example_id]
         projected = project_unit_support(example.offsets, [[span] for span in words.spans], 1.0 - words.values[:, 0])
         covered = projected.sentence_index >= 0
@@ -525,7 +534,9 @@ def localiser_training_tokens(table: GoldTable, scores: pd.DataFrame, *, file: s
     return np.concatenate(values), np.concatenate(labels)
 
 
-def localised_scores(table: GoldTable, scores: pd.DataFrame, localiser: TokenLocaliser, *, file: str) -> pd.DataFrame:
+def localised_scores(
+    table: GoldTable, scores: pd.DataFrame, localiser: TokenLocaliser, *, file: str, cache: WordCache
+) -> pd.DataFrame:
     """`scores` with its token detail replaced by the localiser's words (start, end, support = 1 - P(unsupported))."""
     words = []
     for row in scores.itertuples(index=False):
@@ -533,7 +544,7 @@ def localised_scores(table: GoldTable, scores: pd.DataFrame, localiser: TokenLoc
         if pd.isna(row.score) or piece_arrays(pieces) is None or str(row.example_id) not in table.gold:
             words.append(None)
             continue
-        found = example_words(table, str(row.example_id), pieces, file=file)
+        found = example_words(table, str(row.example_id), pieces, file=file, cache=cache)
         probabilities = localiser.unsupported(found.values)
         words.append(
             [
@@ -544,7 +555,9 @@ def localised_scores(table: GoldTable, scores: pd.DataFrame, localiser: TokenLoc
     return scores.assign(**{TOKEN_DETAIL: words})
 
 
-def fit_localisers(tables: list[GoldTable], by_benchmark: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+def fit_localisers(
+    tables: list[GoldTable], by_benchmark: dict[str, list[str]], score_tables: dict[str, pd.DataFrame], cache: WordCache
+) -> dict[str, dict[str, Any]]:
     """Per scorer with token detail, a token localiser fit on the validation tokens of every gold table with
     sources, and what it was fit on."""
     pooled: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
@@ -552,10 +565,10 @@ def fit_localisers(tables: list[GoldTable], by_benchmark: dict[str, list[str]]) 
         if table.sources is None:
             continue
         for path in sorted(by_benchmark.get(table.benchmark, [])):
-            scores = read_example_table(path, SCORE_COLUMNS)
+            scores = score_tables[path]
             if TOKEN_DETAIL in scores.columns:
                 pooled.setdefault(Path(path).stem, {})[Path(table.path).stem] = localiser_training_tokens(
-                    table, scores, file=path
+                    table, scores, file=path, cache=cache
                 )
     fitted = {}
     for scorer, parts in sorted(pooled.items()):
@@ -587,7 +600,9 @@ def run_localisation(args: argparse.Namespace) -> None:
         parts, split = split_parts(gold, file=gold_path, val_fraction=args.val_fraction, seed=args.seed)
         sources = read_sources(source_paths[benchmark]) if benchmark in source_paths else None
         tables.append(GoldTable(benchmark, gold_path, gold, parts, split, sources))
-    localisers = fit_localisers(tables, by_benchmark)
+    score_tables = {path: read_example_table(path, SCORE_COLUMNS) for path in args.scores}
+    cache: WordCache = {}
+    localisers = fit_localisers(tables, by_benchmark, score_tables, cache)
     rows: list[dict[str, Any]] = []
     report: dict[str, Any] = {"policies": list(args.policies), "datasets": {}, "localisers": localisers}
     for table in tables:
@@ -602,7 +617,7 @@ def run_localisation(args: argparse.Namespace) -> None:
             "scorers": {},
         }
         for path in sorted(by_benchmark.get(table.benchmark, [])):
-            scores = read_example_table(path, SCORE_COLUMNS)
+            scores = score_tables[path]
             stem = Path(path).stem
             readings = [(stem, "", scores)]
             if TOKEN_DETAIL in scores.columns:
@@ -610,7 +625,11 @@ def run_localisation(args: argparse.Namespace) -> None:
                 if stem in localisers and table.sources is not None:
                     localiser = TokenLocaliser.from_dict(localisers[stem])
                     readings.append(
-                        (stem + LOCALISER_SUFFIX, TOKEN_DETAIL, localised_scores(table, scores, localiser, file=path))
+                        (
+                            stem + LOCALISER_SUFFIX,
+                            TOKEN_DETAIL,
+                            localised_scores(table, scores, localiser, file=path, cache=cache),
+                        )
                     )
             for scorer, detail, read in readings:
                 tokens, counts = scored_tokens(path, table.gold, table.parts, scores=read, detail=detail)
