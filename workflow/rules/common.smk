@@ -40,9 +40,8 @@ def param(key):
     value = config
     for part in key.split("."):
         value = value[part]
-    if (
-        workflow.included_stack
-    ):  # a rule file being parsed; an input function a job runs records nothing
+    # Recorded for the rule file being parsed; an input function that a job runs records nothing.
+    if workflow.included_stack:
         rule_file = Path(
             workflow.included_stack[-1].get_path_or_uri(secret_free=True)
         ).name
@@ -247,9 +246,11 @@ def parsed_qa_benchmarks():
         if reads_parser_qas(qasem_consistency_qa_settings())
         else []
     )
-    for decomposition in qa_decompositions_scored():
-        if reads_parser_qas(QA_DECOMPOSITIONS[decomposition]):
-            reads |= set(qa_decomposition_benchmarks())
+    if any(
+        reads_parser_qas(QA_DECOMPOSITIONS[decomposition])
+        for decomposition in qa_decompositions_scored()
+    ):
+        reads |= set(qa_decomposition_benchmarks())
     return sorted(reads)
 
 
@@ -284,6 +285,7 @@ def scored_by(scorer, benchmarks, sampled=None):
         # the stack scores what every member scores, on the members' sample where one samples it (ensemble_sample),
         # but never its own fit data, and nothing when none of its fit data is scored (ensemble_fit_benchmarks)
         fit = set(param("score.ensemble.validation_benchmarks"))
+        fit_scored = bool(ensemble_fit_benchmarks())
         members = [
             scored_by(member, benchmarks) for member in param("score.ensemble.members")
         ]
@@ -291,7 +293,7 @@ def scored_by(scorer, benchmarks, sampled=None):
             name
             for name in benchmarks
             if name in chosen
-            and ensemble_fit_benchmarks()
+            and fit_scored
             and name not in fit
             and all(name in scored for scored in members)
             and sampled in (None, ensemble_sample(name) is not None)
@@ -306,8 +308,8 @@ def sample_size(scorer, sample):
 
 def ensemble_sample(benchmark):
     """The ensemble's sample of a benchmark where a member samples it: the smallest of the members' samples, which
-    every member scored (samples of a benchmark nest, and the others score it whole); None where all score it whole.
-    """
+    every member scored (samples of a benchmark nest, and the others score it whole); None where all score it
+    whole."""
     sizes = [
         sample_size(member, param("score.sample"))
         for member in param("score.ensemble.members")

@@ -69,11 +69,12 @@ def pointing_frames(
     """Per gold QA of a scored response and per explanation: factlab.metaeval.explanations' rows, with ids."""
     qa_records, span_records = [], []
     bad: list[str] = []
+    gold_of = dict(tuple(qas.groupby("doc_id", sort=False)))
     for response in responses.itertuples(index=False):
         if response.doc_id not in spans:
             continue
         found = spans[response.doc_id]
-        gold = qas[qas["doc_id"] == response.doc_id]
+        gold = gold_of[response.doc_id]
         n_tokens = len(token_offsets(response.response))
         elements = []
         for qa in gold.itertuples(index=False):

@@ -89,9 +89,10 @@ def qa_elements(predicate_idx: int, answer_idx: str, n_tokens: int) -> QaElement
     return QaElements(int(predicate_idx), (first, last))
 
 
-def first_pointing(spans: Sequence[Span], element_tokens: set[int], offsets: Sequence[Span]) -> int:
-    """The index of the first span that overlaps one of the tokens, -1 when none does."""
-    return next((index for index, span in enumerate(spans) if set(touched_tokens(span, offsets)) & element_tokens), -1)
+def first_pointing(span_tokens: Sequence[set[int]], element_tokens: set[int]) -> int:
+    """The index of the first span (given as the tokens it touches) that touches one of the tokens, -1 when none
+    does."""
+    return next((index for index, touched in enumerate(span_tokens) if touched & element_tokens), -1)
 
 
 def chance_hit(width: int, marked: set[int], n_tokens: int) -> float:
@@ -109,29 +110,25 @@ def response_rows(
     span pointing at it, -1 for none) and its explanations (on an unsupported QA, and the chance of that for the
     span's width). `qas`: (elements, supported) per gold QA."""
     offsets = token_offsets(response)
+    span_tokens = [set(touched_tokens(span, offsets)) for span in spans]
     unsupported = [elements for elements, supported in qas if not supported]
     marked = set().union(*(elements.tokens for elements in unsupported)) if unsupported else set()
     qa_rows: list[dict[str, int | bool]] = []
     for elements, supported in qas:
-        span = -1 if supported else first_pointing(spans, elements.tokens, offsets)
+        span = -1 if supported else first_pointing(span_tokens, elements.tokens)
         qa_rows.append(
             {
                 "supported": supported,
                 "span": span,
                 "pointed": span >= 0,
-                "pointed_predicate": not supported and first_pointing(spans, {elements.predicate}, offsets) >= 0,
-                "pointed_answer": not supported and first_pointing(spans, set(range(*elements.answer)), offsets) >= 0,
+                "pointed_predicate": not supported and first_pointing(span_tokens, {elements.predicate}) >= 0,
+                "pointed_answer": not supported and first_pointing(span_tokens, set(range(*elements.answer))) >= 0,
             }
         )
-    span_rows = []
-    for span in spans:
-        touched = touched_tokens(span, offsets)
-        span_rows.append(
-            {
-                "on_unsupported": float(bool(marked & set(touched))),
-                "chance": chance_hit(len(touched), marked, len(offsets)),
-            }
-        )
+    span_rows = [
+        {"on_unsupported": float(bool(marked & touched)), "chance": chance_hit(len(touched), marked, len(offsets))}
+        for touched in span_tokens
+    ]
     return qa_rows, span_rows
 
 

@@ -4,9 +4,10 @@ none of them."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import torch
+if TYPE_CHECKING:  # annotations only: the protocols stay a leaf that loads no framework
+    import torch
 
 # Columns of `DistributionScorer.probabilities`; the same order as the aligner's 3-way head, so that
 # ALIGNED / NEUTRAL / CONTRADICT index both.
