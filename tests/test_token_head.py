@@ -21,7 +21,7 @@ from factlab.data.registry import get_spec
 from factlab.models.aligner import AlignerConfig, AlignerScorer, load_aligner, new_network, save_aligner
 from factlab.models.engine import EngineSettings, encode_pairs, pad_batch, score_pairs
 from factlab.models.token_support import score_tokens
-from factlab.models.token_words import unsupported_phrases
+from factlab.models.token_words import phrases_from_words, word_unsupported
 from factlab.train import synthetic as syn
 from factlab.train import token_labels
 from factlab.train.aligner import batch_token_labels, row_targets, token_targets, train_aligner
@@ -180,6 +180,11 @@ def test_score_tokens_reads_each_hypothesis_piece_and_the_engines_support(token_
     # each pair alone, unpadded: the same probabilities as in its length batch
     alone = score_tokens(scorer, pairs[:1], EngineSettings(progress=False))
     np.testing.assert_allclose(alone.unsupported[0], result.unsupported[0], atol=1e-5)
+
+
+def unsupported_phrases(text: str, offsets: np.ndarray, p: np.ndarray, threshold: float) -> list:
+    """The phrases the checker reads from the head alone: its words' P(unsupported), merged (span_records)."""
+    return phrases_from_words(text, word_unsupported(text, offsets, p), threshold)
 
 
 def test_unsupported_phrases_worked_by_hand():

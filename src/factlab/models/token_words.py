@@ -38,13 +38,6 @@ def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) ->
     return words
 
 
-def unsupported_phrases(
-    text: str, offsets: np.ndarray, unsupported: np.ndarray, threshold: float
-) -> list[tuple[int, int, float]]:
-    """`phrases_from_words` of the words' P(unsupported) from their pieces (`word_unsupported`)."""
-    return phrases_from_words(text, word_unsupported(text, offsets, unsupported), threshold)
-
-
 def phrases_from_words(text: str, words: Sequence[tuple[int, int, float]], threshold: float) -> list[tuple[int, int, float]]:
     """(start, end, probability) of each phrase of flagged words (P(unsupported) > threshold, i.e. support below
     1 - threshold, the localisation analysis's rule); words separated only by spaces merge, each phrase with its
