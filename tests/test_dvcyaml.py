@@ -67,7 +67,7 @@ def test_params_are_the_keys_each_stage_reads(stages):
     )
     assert "metaeval.frank.subsets" in stages["metaeval"]["params"] and "metaeval.frank.subsets" in stages["paper"]["params"]
     assert not any(key.startswith(("metaeval.", "preprocess.")) for key in stages["train"]["params"])
-    assert "preprocess.scale.chunk_size" in stages["preprocess"]["params"]
+    assert "score.alignscore.chunk_policy" in stages["score"]["params"]
     assert "aligner.train" in stages["train"]["params"] and "aligner.train" not in stages["score"]["params"]
     assert "score.alignscore.model" in stages["score"]["params"]
     for stage in stages.values():

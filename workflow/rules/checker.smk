@@ -44,7 +44,7 @@ rule package_checker:
         ),
         settings=json.dumps(
             {
-                "chunk_policy": param("preprocess.alignscore.policy"),
+                "chunk_policy": param("score.alignscore.chunk_policy"),
                 "sentence_splitter": param("preprocess.sentence_splitter"),
                 "token_budget": param("score.engine.token_budget"),
                 "max_batch_pairs": param("score.engine.max_batch_pairs"),

@@ -576,14 +576,7 @@ SCORING_JOB_BENCHMARKS = [
 # builds (minutes in all) have none: Snakemake counts a benchmark file as an output, so adding one would
 # rebuild every existing tree's data and, by mtime, everything downstream.
 COST_BENCHMARKS = [
-    *[
-        path
-        for rule in (
-            rules.preprocess_sentences,
-            rules.preprocess_chunks,
-        )
-        for path in expand(rule.benchmark, benchmark=PREPROCESS_BENCHMARKS)
-    ],
+    *expand(rules.preprocess_sentences.benchmark, benchmark=PREPROCESS_BENCHMARKS),
     *expand(rules.preprocess_triples.benchmark, benchmark=TRIPLE_BENCHMARKS),
     *expand(rules.preprocess_qas.benchmark, benchmark=PARSED_QA_BENCHMARKS),
     rules.train_qasem_parser.benchmark,

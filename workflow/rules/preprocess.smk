@@ -1,11 +1,10 @@
-# Preprocess: sentences, chunks and triples per benchmark (factlab.preprocess.benchmark), each its own
+# Preprocess: sentences and triples per benchmark (factlab.preprocess.benchmark), each its own
 # file so later stages depend only on what they read; report.json merges the counts and words/s.
 #   results/preprocess/<benchmark>/sentences.parquet  sources split once per doc_id, outputs per example_id
-#   results/preprocess/<benchmark>/chunks.parquet     each source under the alignscore, scale_windows, packing policies
 #   results/preprocess/<benchmark>/triples.parquet    OpenIE triples of every sentence, for the benchmarks that
 #                                                     openie_triples scores (TRIPLE_BENCHMARKS); of its
 #                                                     seeded sample's sentences where it scores one (score.sample)
-#   results/preprocess/<benchmark>/report.json        counts (cuts, empties, drops), seconds, words_per_s
+#   results/preprocess/<benchmark>/report.json        counts (sentences, empties, triples), seconds, words_per_s
 #   results/preprocess/<benchmark>/qas.parquet        QASem QA pairs of every output sentence (qasem.parser), for the
 #                                                     benchmarks whose QAs QASemConsistency reads; of its seeded
 #                                                     sample's sentences where it scores one (score.sample)
@@ -55,45 +54,6 @@ rule preprocess_sentences:
         "--out {output.sentences} --report {output.report} > {log} 2>&1"
 
 
-rule preprocess_chunks:
-    input:
-        data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
-        code=code("preprocess", "chunks"),
-    output:
-        chunks=f"{PREPROCESS_DIR}/chunks.parquet",
-        report=f"{PREPROCESS_DIR}/reports/chunks.json",
-    log:
-        "logs/preprocess/{benchmark}/chunks.log",
-    benchmark:
-        "benchmarks/preprocess/preprocess_chunks/{benchmark}.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    params:
-        env=ONE_THREAD,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        words_per_chunk=param("preprocess.alignscore.words_per_chunk"),
-        alignscore_policy=param("preprocess.alignscore.policy"),
-        tokenizer=param("preprocess.scale.tokenizer"),
-        chunk_size=param("preprocess.scale.chunk_size"),
-        overlap=param("preprocess.scale.overlap"),
-        window_policy=param("preprocess.scale.window_policy"),
-        token_budget=param("preprocess.packing.token_budget"),
-        split_long=(
-            "--split-long"
-            if param("preprocess.packing.split_long")
-            else "--no-split-long"
-        ),
-    shell:
-        "{params.env} factlab preprocess chunks --benchmark {wildcards.benchmark} --data {input.data} "
-        "--sentences {input.sentences} --max-examples {params.max_examples} "
-        "--words-per-chunk {params.words_per_chunk} --alignscore-policy {params.alignscore_policy} "
-        "--tokenizer {params.tokenizer:q} --chunk-size {params.chunk_size} --overlap {params.overlap} "
-        "--window-policy {params.window_policy} --token-budget {params.token_budget} {params.split_long} "
-        "--out {output.chunks} --report {output.report} > {log} 2>&1"
-
-
 # The examples OpenIE triples and QASemConsistency score where score.sampled_benchmarks samples them
 # (sample_arguments, common.smk, read by the jobs): their triples and QAs are drawn for those examples only. The
 # keys are read here so that DVC's preprocess stage depends on them.
@@ -130,7 +90,6 @@ rule preprocess_triples:
 rule preprocess_report:
     input:
         sentences=f"{PREPROCESS_DIR}/reports/sentences.json",
-        chunks=f"{PREPROCESS_DIR}/reports/chunks.json",
         # a benchmark's triples report, where its triples are extracted
         triples=lambda wildcards: (
             f"results/preprocess/{wildcards.benchmark}/reports/triples.json"
@@ -149,7 +108,7 @@ rule preprocess_report:
             f"--triples-report {input.triples}" if input.triples else ""
         ),
     shell:
-        "factlab preprocess report --sentences-report {input.sentences} --chunks-report {input.chunks} "
+        "factlab preprocess report --sentences-report {input.sentences} "
         "{params.triples} --out {output} > {log} 2>&1"
 
 
@@ -159,7 +118,7 @@ rule preprocess:
         expand(
             "results/preprocess/{benchmark}/{unit}",
             benchmark=PREPROCESS_BENCHMARKS,
-            unit=["sentences.parquet", "chunks.parquet", "report.json"],
+            unit=["sentences.parquet", "report.json"],
         ),
         expand(
             "results/preprocess/{benchmark}/triples.parquet",

@@ -1,4 +1,4 @@
-"""`factlab preprocess …`: text units (sentences, chunks, triples, report) and QA units of one benchmark."""
+"""`factlab preprocess …`: text units (sentences, triples, report) and QA units of one benchmark."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from factlab.commands import register_commands
 
 COMMAND_MODULES = {
     "sentences": "factlab.preprocess.commands",
-    "chunks": "factlab.preprocess.commands",
     "triples": "factlab.preprocess.commands",
     "report": "factlab.preprocess.commands",
     "qas": "factlab.preprocess.qas",

@@ -1,4 +1,4 @@
-"""`factlab preprocess sentences|chunks|triples|report`: the text units of one benchmark.
+"""`factlab preprocess sentences|triples|report`: the text units of one benchmark.
 
 Each command reads parquet, calls `factlab.preprocess.benchmark`, and writes its outputs atomically.
 Every parameter is required: the values live in params.yaml and the rules pass them.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +17,13 @@ import pandas as pd
 from factlab.commands import add_sample_arguments, max_examples, positive_int, sample_record, write_report
 from factlab.io import write_parquet
 from factlab.preprocess.benchmark import (
-    ChunkSettings,
-    chunk_units,
-    load_tokenizer,
     merge_reports,
     sampled_sentences,
     select_examples,
     sentence_units,
     triple_units,
 )
-from factlab.preprocess.chunking import AlignScorePolicy, WindowPolicy
 from factlab.preprocess.sentences import METHODS
-
-ALIGNSCORE_POLICIES: tuple[AlignScorePolicy, ...] = ("reference", "even")
-WINDOW_POLICIES: tuple[WindowPolicy, ...] = ("covering", "reference")
 
 
 def register(commands: Any) -> None:
@@ -42,21 +34,6 @@ def register(commands: Any) -> None:
     sentences.add_argument("--out", required=True, help="sentences.parquet")
     sentences.add_argument("--report", required=True, help="JSON counts and timing of this step")
     sentences.set_defaults(func=run_sentences)
-
-    chunks = commands.add_parser("chunks", help="cut each source by the AlignScore, SCALE and packing policies")
-    _add_benchmark_arguments(chunks)
-    chunks.add_argument("--sentences", required=True, help="sentences.parquet of the same benchmark")
-    chunks.add_argument("--words-per-chunk", type=positive_int, required=True)
-    chunks.add_argument("--alignscore-policy", choices=ALIGNSCORE_POLICIES, required=True)
-    chunks.add_argument("--tokenizer", required=True, help="'minilm', a hub id or a local path")
-    chunks.add_argument("--chunk-size", type=positive_int, required=True)
-    chunks.add_argument("--overlap", type=float, required=True)
-    chunks.add_argument("--window-policy", choices=WINDOW_POLICIES, required=True)
-    chunks.add_argument("--token-budget", type=positive_int, required=True)
-    chunks.add_argument("--split-long", action=argparse.BooleanOptionalAction, required=True)
-    chunks.add_argument("--out", required=True, help="chunks.parquet")
-    chunks.add_argument("--report", required=True)
-    chunks.set_defaults(func=run_chunks)
 
     triples = commands.add_parser("triples", help="OpenIE-style triples of every sentence (or of a sample's)")
     _add_benchmark_arguments(triples)
@@ -69,7 +46,6 @@ def register(commands: Any) -> None:
 
     report = commands.add_parser("report", help="merge the step reports into report.json")
     report.add_argument("--sentences-report", required=True)
-    report.add_argument("--chunks-report", required=True)
     report.add_argument("--triples-report", help="absent where no triples were extracted (no scorer reads them)")
     report.add_argument("--out", required=True)
     report.set_defaults(func=run_report)
@@ -79,26 +55,6 @@ def run_sentences(args: argparse.Namespace) -> None:
     examples = _read_examples(args)
     sentences, report = sentence_units(examples, args.benchmark, args.splitter, args.batch_size)
     write_parquet(sentences, args.out)
-    write_report(report, args.report)
-
-
-def run_chunks(args: argparse.Namespace) -> None:
-    examples = _read_examples(args)
-    started = time.perf_counter()
-    tokenizer = load_tokenizer(args.tokenizer)
-    load_seconds = time.perf_counter() - started
-    settings = ChunkSettings(
-        words_per_chunk=args.words_per_chunk,
-        alignscore_policy=args.alignscore_policy,
-        chunk_size=args.chunk_size,
-        overlap=args.overlap,
-        window_policy=args.window_policy,
-        token_budget=args.token_budget,
-        split_long=args.split_long,
-    )
-    chunks, report = chunk_units(examples, pd.read_parquet(args.sentences), args.benchmark, tokenizer, settings)
-    report |= {"tokenizer": args.tokenizer, "load_seconds": round(load_seconds, 3)}
-    write_parquet(chunks, args.out)
     write_report(report, args.report)
 
 
@@ -120,11 +76,11 @@ def sentences_of_sample(sentences: pd.DataFrame, args: argparse.Namespace) -> tu
 
 
 def run_report(args: argparse.Namespace) -> None:
-    sentences, chunks, triples = (
+    sentences, triples = (
         json.loads(Path(path).read_text(encoding="utf-8")) if path else None
-        for path in (args.sentences_report, args.chunks_report, args.triples_report)
+        for path in (args.sentences_report, args.triples_report)
     )
-    write_report(merge_reports(sentences, chunks, triples), args.out)
+    write_report(merge_reports(sentences, triples), args.out)
 
 
 def _add_benchmark_arguments(command: argparse.ArgumentParser) -> None:

@@ -3,7 +3,7 @@
 The same job arguments and outputs as `summac-zs` (factlab.score.commands); the settings are
 params.yaml `score.qasem_consistency` as --settings JSON (decomposition, qa_source, aggregation,
 threshold: all required), the chunk size is AlignScore's tuned choice (--choice) and the chunk
-policy preprocess.alignscore.policy, as for `factlab score alignscore`. --qas is the QA table of
+policy score.alignscore.chunk_policy, as for `factlab score alignscore`. --qas is the QA table of
 the qa_source (parser: results/preprocess/<benchmark>/qas.parquet; gold:
 results/data/qasem_consistency_qas.parquet), or `none` with `decomposition: sentences`.
 """

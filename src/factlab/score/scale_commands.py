@@ -31,7 +31,9 @@ def register(commands: Any) -> None:
         default=None,
         help="results/score/alignscore_choice.json: its words_per_chunk chunks the page for the best_chunk method",
     )
-    retrieval.add_argument("--chunk-policy", default="reference", help="AlignScore's chunk policy (preprocess.alignscore.policy)")
+    retrieval.add_argument(
+        "--chunk-policy", default="reference", help="AlignScore's chunk policy (score.alignscore.chunk_policy)"
+    )
     retrieval.add_argument("--out", required=True, help="CSV: one row per (claim, method, k)")
     retrieval.add_argument("--report", required=True, help="JSON: recall@k, hit@k and mean calls per method")
     retrieval.set_defaults(func=run_scale_retrieval)
