@@ -24,7 +24,6 @@ from factlab.preprocess.benchmark import sentence_units, triple_units
 from factlab.preprocess.sentences import Sentence
 from factlab.runtime import encoder_path
 from factlab.score.baselines import (
-    BatchSettings,
     BertScoreModel,
     BertScoreSettings,
     EmbeddingCosineSettings,
@@ -34,7 +33,6 @@ from factlab.score.baselines import (
     embed_texts,
     load_bertscore,
     load_sentence_encoder,
-    padded_batches,
     score_bertscore_precision,
     score_embedding_cosine,
     score_openie_triples,
@@ -117,17 +115,6 @@ def test_settings_are_validated() -> None:
     with pytest.raises(ConfigError, match="max_padding"):
         BertScoreSettings(max_padding=-0.1)
     assert isinstance(ConfigError("x"), ValueError)
-
-
-def test_batches_sort_by_length_and_bound_padding() -> None:
-    lengths = [30, 5, 6, 29, 7, 512, 31]
-    settings = BatchSettings(token_budget=512, max_batch=2, max_padding=0.25)
-    batches = padded_batches(lengths, settings)
-    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
-    assert batches == [[1, 2], [4], [3, 0], [6], [5]]  # 7 with 5, 6 would pad 7 x 3 = 21 > 1.25 x 18
-    for batch in batches:
-        padded, real = len(batch) * max(lengths[i] for i in batch), sum(lengths[i] for i in batch)
-        assert padded <= settings.token_budget and padded <= 1.25 * real and len(batch) <= 2
 
 
 # ---------------------------------------------------------------------------------------------

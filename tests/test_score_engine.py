@@ -17,7 +17,6 @@ from factlab.models.engine import (
     PairCache,
     PairTemplate,
     encode_pairs,
-    length_batches,
     pad_batch,
     pair_key,
     pair_template,
@@ -146,17 +145,6 @@ def test_cache_is_shared_and_round_trips(scorer: AlignerScorer, real_pairs: list
     again = score_pairs(scorer, real_pairs, EngineSettings(progress=False), PairCache.load(tmp_path / "cache.parquet"))
     assert again.counts["distinct_pairs_scored"] == 0
     np.testing.assert_array_equal(first.scores, again.scores)
-
-
-def test_length_batches_respect_the_budget() -> None:
-    lengths = [5, 50, 7, 12, 40, 3, 33, 8]
-    batches = length_batches(lengths, token_budget=60, max_rows=3)
-    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
-    for batch in batches:
-        assert len(batch) <= 3
-        assert len(batch) * max(lengths[i] for i in batch) <= 60 or len(batch) == 1
-    # worked by hand: sorted 3,5,7 | 8,12,33? 3*33=99>60 -> 8,12 | 33 | 40 | 50
-    assert [[lengths[i] for i in batch] for batch in batches] == [[3, 5, 7], [8, 12], [33], [40], [50]]
 
 
 def test_distributions_equal_the_reference_loop_and_hold_the_support(

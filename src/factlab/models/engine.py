@@ -43,6 +43,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
+from factlab.batching import length_batches
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
@@ -342,22 +343,6 @@ def _encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: 
     )
 
 
-def length_batches(lengths: Sequence[int], token_budget: int, max_rows: int) -> list[list[int]]:
-    """Indices sorted by length, cut into batches whose padded size (rows x longest) fits the budget."""
-    order = sorted(range(len(lengths)), key=lambda index: (lengths[index], index))
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for index in order:
-        longest = lengths[index]  # ascending: the newest row is the longest
-        if current and ((len(current) + 1) * longest > token_budget or len(current) >= max_rows):
-            batches.append(current)
-            current = []
-        current.append(index)
-    if current:
-        batches.append(current)
-    return batches
-
-
 def pad_batch(
     encoded: EncodedPairs, rows: Sequence[int], pad_id: int, device: torch.device
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -458,7 +443,7 @@ def _score(
     pending = [todo[key] for key in todo_keys]
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else None
     lengths = encoded.lengths.tolist() if encoded is not None else []
-    batches = length_batches(lengths, settings.token_budget, settings.max_batch_pairs)
+    batches = length_batches(lengths, max_rows=settings.max_batch_pairs, token_budget=settings.token_budget)
     shapes: list[tuple[int, int]] = []
     answers: list[tuple[list[int], torch.Tensor]] = []
     with inference_context(precision, scorer.device):

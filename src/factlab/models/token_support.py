@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
+from factlab.batching import length_batches
 from factlab.models.aligner import ALIGNED, ERROR_TYPES, AlignerScorer
 from factlab.models.engine import (
     EngineSettings,
     encode_pairs,
     inference_context,
-    length_batches,
     pad_batch,
     resolve_precision,
     scorer_template,
@@ -60,7 +60,7 @@ def score_tokens(
     unsupported: list[np.ndarray] = [np.empty(0)] * len(pairs)
     error_types = np.zeros((len(pairs), len(ERROR_TYPES)), dtype=np.float64) if scorer.has_type_head else None
     precision = resolve_precision(settings.precision, scorer.device)
-    batches = length_batches(encoded.lengths.tolist(), settings.token_budget, settings.max_batch_pairs)
+    batches = length_batches(encoded.lengths.tolist(), max_rows=settings.max_batch_pairs, token_budget=settings.token_budget)
     with inference_context(precision, scorer.device):
         for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             ids, mask, types = pad_batch(encoded, batch, scorer.tokenizer.pad_token_id, scorer.device)

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from factlab.batching import length_batches
 from factlab.errors import ConfigError, DataError
 from factlab.preprocess.chunking import pack_sentences
 from factlab.preprocess.sentences import Sentence
@@ -95,6 +96,12 @@ class BatchSettings:
             )
         if self.max_padding < 0:
             raise ConfigError(f"max_padding must be >= 0, got {self.max_padding}")
+
+
+def batched(settings: BatchSettings, lengths: Sequence[int]) -> list[list[int]]:
+    """`lengths`' indices in batches of similar length within `settings` (padding also capped: a stricter cut than
+    the engine's, since on CPU every padded position costs as much as a real one)."""
+    return length_batches(lengths, settings.max_batch, settings.token_budget, settings.max_padding)
 
 
 @dataclass(frozen=True)
@@ -246,30 +253,6 @@ def best_source(sources: Sequence[Sentence], index: int) -> dict[str, int]:
     return {"best_source_sentence": index, "source_start": sources[index].start, "source_end": sources[index].end}
 
 
-def padded_batches(lengths: Sequence[int], settings: BatchSettings) -> list[list[int]]:
-    """Indices sorted by length, cut into batches whose padded size (rows x longest) fits the token
-    budget and whose padding is at most `max_padding` of their real word pieces (a stricter cut than
-    the engine's `length_batches`: on CPU every padded position costs as much as a real one)."""
-    order = sorted(range(len(lengths)), key=lambda index: (lengths[index], index))
-    batches: list[list[int]] = []
-    current: list[int] = []
-    real = 0
-    for index in order:
-        longest = lengths[index]  # ascending: the newest row is the longest
-        rows = len(current) + 1
-        padded = rows * longest
-        if current and (
-            padded > settings.token_budget or rows > settings.max_batch or padded > (1 + settings.max_padding) * (real + longest)
-        ):
-            batches.append(current)
-            current, real = [], 0
-        current.append(index)
-        real += longest
-    if current:
-        batches.append(current)
-    return batches
-
-
 # ---------------------------------------------------------------------------------------------
 # The MiniLM sentence encoder
 
@@ -305,7 +288,7 @@ def embed_texts(
     """Mean-pooled, L2-normalised embeddings of `texts` (distinct: the caller deduplicates), in order.
 
     Each text becomes `[CLS] pieces [SEP]` cut to `max_length` (counted); batches hold texts of
-    similar length (`padded_batches`).
+    similar length (`factlab.batching.length_batches`).
     """
     import torch
 
@@ -315,7 +298,7 @@ def embed_texts(
     room = settings.max_length - 2
     cut = np.array([max(0, len(ids) - room) for ids in pieces], dtype=np.int64)
     ids = [[tokenizer.cls_token_id, *p[:room], tokenizer.sep_token_id] for p in pieces]
-    batches = padded_batches([len(row) for row in ids], settings)
+    batches = batched(settings, [len(row) for row in ids])
     vectors = np.zeros((len(texts), dim), np.float32)
     padded = 0
     from factlab.models.engine import inference_context
@@ -545,7 +528,7 @@ def token_embeddings(
 
     weights = NoIdf(bert.tokenizer.cls_token_id, bert.tokenizer.sep_token_id)
     distinct = list(dict.fromkeys(texts))
-    batches = padded_batches([min(bert.pieces(text), bert.max_pieces) + 2 for text in distinct], settings)
+    batches = batched(settings, [min(bert.pieces(text), bert.max_pieces) + 2 for text in distinct])
     found: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
     from factlab.models.engine import inference_context
 

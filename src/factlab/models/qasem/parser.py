@@ -32,6 +32,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from spacy.tokens import Doc
 
+from factlab.batching import length_batches
 from factlab.errors import DataError, FactlabError
 from factlab.io import atomic_path, write_json
 from factlab.models.qasem.analysis import analyse, is_content_word, is_noun_candidate, noun_verb_form, token_verb_lemma
@@ -78,12 +79,6 @@ def checked_sentences(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
             )
         token_lists.append(token_list)
     return token_lists
-
-
-def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (less padding), in order of length."""
-    order = sorted(range(len(lengths)), key=lambda index: (lengths[index], index))
-    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
 class FactlabQASemParser:
@@ -172,7 +167,7 @@ class FactlabQASemParser:
         found: list[list[Predicate]] = [[] for _ in encoded]
         with torch.inference_mode():
             self.network.eval()
-            for rows in length_batches([len(item.input_ids) for item in encoded], self.batch_size):
+            for rows in length_batches([len(item.input_ids) for item in encoded], max_rows=self.batch_size):
                 batch = make_batch([sentence_row(encoded[row]) for row in rows]).to(self.device)
                 labels = self.network.detection_logits(self.network.word_states(batch)).argmax(-1).tolist()
                 for local, row in enumerate(rows):
@@ -255,7 +250,7 @@ class FactlabQASemParser:
             elif predicates_here:
                 rows.append(sentence_row(encoded[number], None, [self.target(p) for p in predicates_here]))
                 row_items.append([(number, p) for p in predicates_here])
-        for batch_rows in length_batches([len(row.input_ids) for row in rows], self.batch_size):
+        for batch_rows in length_batches([len(row.input_ids) for row in rows], max_rows=self.batch_size):
             items = [item for i in batch_rows for item in row_items[i]]
             yield items, make_batch([rows[i] for i in batch_rows]).to(self.device)
 
