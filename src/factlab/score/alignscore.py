@@ -209,7 +209,7 @@ def token_support(
 ) -> tuple[dict[tuple[int, int], list[dict[str, Any]]], dict[tuple[int, int], dict[str, float]]]:
     """(row, output sentence) -> its word pieces (offsets in the output, support), each piece's P(unsupported) the
     lowest over the source's chunks: a word is supported when some chunk supports it (on the validation parts of
-    XSumFaith and WiCE this reads better than the best chunk alone: docs/experiments.md); and -> the type head's
+    XSumFaith and WiCE this reads better than the best chunk alone); and -> the type head's
     distribution over ERROR_TYPES against the best chunk (empty without a type head)."""
     result = score_tokens(scorer, job.pairs, engine)
     lowest: dict[tuple[int, int], tuple[Any, Any]] = {}
