@@ -49,6 +49,22 @@ def positive_int(value: str) -> int:
     return number
 
 
+def confidence_level(value: str) -> float:
+    """argparse type: a confidence level strictly between 0 and 1."""
+    level = float(value)
+    if not 0 < level < 1:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {value}")
+    return level
+
+
+def add_bootstrap_arguments(parser: argparse.ArgumentParser, resampled: str = "") -> None:
+    """--resamples, --confidence and --seed of a bootstrap interval (metaeval.bootstrap_resamples, .confidence, .seed),
+    all required; `resampled` names what is drawn with replacement (e.g. "document") in the help."""
+    parser.add_argument("--resamples", type=positive_int, required=True, help=f"{resampled} bootstrap resamples".strip())
+    parser.add_argument("--confidence", type=confidence_level, required=True, help="of the intervals, e.g. 0.95")
+    parser.add_argument("--seed", type=int, required=True, help="the bootstrap's seed")
+
+
 def json_object(text: str) -> dict[str, Any]:
     """argparse type: a JSON object (anything else is a usage error)."""
     value = json.loads(text)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from factlab.commands import write_report
+from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError
 from factlab.io import write_json, write_parquet, write_text
 from factlab.metaeval.arguments import headline_number
@@ -37,9 +37,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--qas", required=True, help="results/data/qasem_consistency_qas.parquet")
     parser.add_argument("--checker", required=True, help="results/checker/model")
     parser.add_argument("--responses-per-split", type=int, default=None, help="the first N responses of each split (by id)")
-    parser.add_argument("--seed", type=int, required=True, help="the bootstrap's seed")
-    parser.add_argument("--resamples", type=int, required=True)
-    parser.add_argument("--confidence", type=float, required=True)
+    add_bootstrap_arguments(parser)
     parser.add_argument("--out", required=True, help="explanations.csv")
     parser.add_argument("--qa-out", required=True, help="qas.parquet")
     parser.add_argument("--report", required=True, help="report.json")

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import write_report
+from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import headline_number
@@ -49,9 +49,7 @@ def register(commands: Any) -> None:
     parser = commands.add_parser("error-types", help="the error-type head against FRANK's error categories")
     parser.add_argument("--data", required=True, help="results/data/frank.parquet")
     parser.add_argument("--scores", required=True, help="results/score/frank/alignscore.parquet (with error_types)")
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--resamples", type=int, required=True)
-    parser.add_argument("--confidence", type=float, required=True)
+    add_bootstrap_arguments(parser)
     parser.add_argument("--out", required=True, help="categories.csv")
     parser.add_argument("--confusion", required=True, help="confusion.csv")
     parser.add_argument("--report", required=True, help="report.json")

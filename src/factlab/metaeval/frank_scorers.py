@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.commands import add_bootstrap_arguments
 from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import FactlabError
 from factlab.io import write_json
@@ -225,9 +226,7 @@ def register(commands: Any) -> None:
     command.add_argument("--subsets", nargs="+", required=True, choices=list(SUBSET_LABELS))
     command.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
     command.add_argument("--williams-variant", required=True, choices=WILLIAMS_VARIANTS)
-    command.add_argument("--resamples", type=int, required=True)
-    command.add_argument("--confidence", type=float, required=True)
-    command.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(command)
     command.add_argument("--out-correlations", required=True)
     command.add_argument("--out-williams", required=True)
     command.add_argument("--out-metrics", required=True)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import write_report
+from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
@@ -116,9 +116,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--policies", nargs="+", required=True, choices=LOCALISATION_POLICIES)
     parser.add_argument("--val-fraction", type=float, required=True, help="share of documents tuning thresholds (one-split gold)")
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--resamples", type=int, required=True)
-    parser.add_argument("--confidence", type=float, required=True)
+    add_bootstrap_arguments(parser)
     parser.add_argument("--out", required=True, help="CSV (tokens.csv)")
     parser.add_argument("--report", required=True, help="JSON (report.json)")
     parser.add_argument("--out-metrics", required=True, help="metrics.json: the headline numbers per scorer (dvc metrics)")

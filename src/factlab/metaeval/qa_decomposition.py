@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.metaeval.bootstrap import bootstrap_ci
@@ -233,9 +234,7 @@ def register(commands: Any) -> None:
         help="DECOMPOSITION=PATH: each decomposition's score table (results/score/<benchmark>/qa_decomposition.<name>.parquet, "
         "or the scorer's own table where its settings are that decomposition's)",
     )
-    command.add_argument("--resamples", type=int, required=True)
-    command.add_argument("--confidence", type=float, required=True)
-    command.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(command)
     command.add_argument("--ece-bins", type=int, required=True)
     command.add_argument("--out-qas", required=True, help="CSV: QA-level detection, QA vs sentence score")
     command.add_argument("--out-responses", required=True, help="CSV: response-level detection per decomposition")

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import headline_number
@@ -244,9 +245,7 @@ def register(commands: Any) -> None:
         "--protocol-scores",
         help="the QASemConsistency scorer's gold-QA table (results/score/qasem_consistency/qa_decomposition.gold_qas.parquet)",
     )
-    command.add_argument("--resamples", type=int, required=True)
-    command.add_argument("--confidence", type=float, required=True)
-    command.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(command)
     command.add_argument("--out", required=True, help="CSV: qa_detection.csv")
     command.add_argument("--out-published", required=True, help="CSV: the published balanced accuracies")
     command.add_argument("--out-metrics", required=True, help="metrics.json: the test split's headline numbers")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import add_device_arguments
+from factlab.commands import add_bootstrap_arguments, add_device_arguments
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_parquet, write_text
 from factlab.runtime import set_threads
@@ -101,9 +101,7 @@ def register(commands: Any) -> None:
     evaluate.add_argument("--consistency-qas", required=True, help="results/data/qasem_consistency_qas.parquet")
     evaluate.add_argument("--out-dir", required=True)
     evaluate.add_argument("--iou-threshold", type=float, required=True)
-    evaluate.add_argument("--resamples", type=int, required=True, help="sentence-bootstrap resamples")
-    evaluate.add_argument("--confidence", type=float, required=True)
-    evaluate.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(evaluate, "sentence")
     evaluate.add_argument("--max-sentences", type=int, required=True, help="first n sentences per set (0 = all; smoke runs)")
     evaluate.add_argument("--batch-size", type=int, required=True)
     evaluate.add_argument("--threads", type=int, required=True)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.commands import write_report
+from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
@@ -91,9 +91,7 @@ def register(commands: Any) -> None:
         default=[],
         help="<benchmark>=<column>[,<column>...]: breakdown rows by a benchmark's group columns (e.g. wice_claims=wice_label)",
     )
-    detection.add_argument("--resamples", type=int, required=True)
-    detection.add_argument("--confidence", type=float, required=True)
-    detection.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(detection)
     detection.add_argument("--ece-bins", type=int, required=True)
     detection.add_argument("--reliability-bins", type=int, required=True, help="equal-width bins of the reliability diagrams")
     detection.add_argument("--out", required=True, help="CSV")

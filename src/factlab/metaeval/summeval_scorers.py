@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json
 from factlab.metaeval.frank_scorers import PREFIX, varying_scorers, with_scorer_columns
@@ -171,9 +172,7 @@ def register(commands: Any) -> None:
     command.add_argument("--tuning", nargs="*", default=[], help="results/data/<validation cut>.parquet: the held-out subset")
     command.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
     command.add_argument("--williams-variant", required=True, choices=WILLIAMS_VARIANTS)
-    command.add_argument("--resamples", type=int, required=True)
-    command.add_argument("--confidence", type=float, required=True)
-    command.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(command)
     command.add_argument("--out-correlations", required=True)
     command.add_argument("--out-williams", required=True)
     command.add_argument("--out-metrics", required=True)

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from factlab.commands import add_bootstrap_arguments
 from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
@@ -451,9 +452,7 @@ def register(commands: Any) -> None:
     _add_inputs(correlations)
     correlations.add_argument("--subsets", nargs="+", required=True, choices=list(SUBSET_LABELS))
     correlations.add_argument("--variant", required=True, choices=PARTIAL_VARIANTS)
-    correlations.add_argument("--resamples", type=int, required=True, help="document-bootstrap resamples")
-    correlations.add_argument("--confidence", type=float, required=True)
-    correlations.add_argument("--seed", type=int, required=True)
+    add_bootstrap_arguments(correlations, "document")
     correlations.add_argument("--out", required=True, help="all FRANK data")
     correlations.add_argument("--out-test", required=True, help="FRANK's test split only")
     correlations.set_defaults(func=run_correlations)
