@@ -13,7 +13,7 @@ import pytest
 from factlab.errors import ConfigError, FactlabError
 from factlab.models.mpnet import mpnet_part_files, unpack_mpnet
 from factlab.preprocess.benchmark import sentence_units
-from factlab.score.baselines import BertScoreSettings, bertscore_encoder, load_bertscore, score_bertscore_precision
+from factlab.score.bertscore import BertScoreSettings, bertscore_encoder, load_bertscore, score_bertscore_precision
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "fixtures" / "frank_baselines_sample.jsonl"  # real FRANK summaries and articles

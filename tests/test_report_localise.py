@@ -260,7 +260,7 @@ def test_evidence_of_each_scorer_family() -> None:
 def test_a_triple_whose_source_has_no_triple_has_no_evidence() -> None:
     # What openie_triples writes when the source yielded no triple (seen on SummaC's XSumFaith cut in the
     # full run, where it stopped report_localise): the output triple, unmatched, with no source span.
-    from factlab.score.baselines import _match_triples
+    from factlab.score.openie_triples import _match_triples
 
     (unmatched,) = _match_triples([(0, "he", "won", "the cup")], [], [], {}, np.zeros((0, 4)), 0.5)
     assert unmatched["source_start"] is None and not unmatched["matched"]

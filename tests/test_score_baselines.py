@@ -23,22 +23,17 @@ from factlab.errors import ConfigError, DataError
 from factlab.preprocess.benchmark import sentence_units, triple_units
 from factlab.preprocess.sentences import Sentence
 from factlab.runtime import encoder_path
-from factlab.score.baselines import (
+from factlab.score.bertscore import (
     BertScoreModel,
     BertScoreSettings,
-    EmbeddingCosineSettings,
-    OpenIETriplesSettings,
-    RougeSettings,
-    SentenceEncoder,
-    embed_texts,
     load_bertscore,
-    load_sentence_encoder,
     score_bertscore_precision,
-    score_embedding_cosine,
-    score_openie_triples,
-    score_rouge,
     source_chunks,
 )
+from factlab.score.embedding_cosine import EmbeddingCosineSettings, score_embedding_cosine
+from factlab.score.openie_triples import OpenIETriplesSettings, score_openie_triples
+from factlab.score.rouge import RougeSettings, score_rouge
+from factlab.score.sentence_encoder import SentenceEncoder, embed_texts, load_sentence_encoder
 
 SAMPLE = Path(__file__).parent / "fixtures" / "frank_baselines_sample.jsonl"
 TEXT_COLUMNS = ["example_id", "doc_id", "source", "output"]

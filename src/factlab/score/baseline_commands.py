@@ -34,30 +34,40 @@ def register(commands: Any) -> None:
 
 
 def run_baseline(args: argparse.Namespace) -> None:
-    from factlab.score import baselines
-
+    # Each scorer's module is imported in its branch only: a rouge job never imports torch.
     started = time.perf_counter()
     examples, sampled = job_examples(args)
     sentences = pd.read_parquet(args.sentences)
     if args.scorer == "embedding_cosine":
-        settings: Any = settings_from_json(args.settings, baselines.EmbeddingCosineSettings, "score.embedding_cosine")
-        encoder = baselines.load_sentence_encoder(args.device, precision=args.precision)
+        from factlab.score import embedding_cosine
+        from factlab.score.sentence_encoder import load_sentence_encoder
+
+        settings: Any = settings_from_json(args.settings, embedding_cosine.EmbeddingCosineSettings, "score.embedding_cosine")
+        encoder = load_sentence_encoder(args.device, precision=args.precision)
         precision = encoder.precision
-        scores, counts = baselines.score_embedding_cosine(examples, sentences, settings, encoder)
+        scores, counts = embedding_cosine.score_embedding_cosine(examples, sentences, settings, encoder)
     elif args.scorer == "rouge":
-        settings = settings_from_json(args.settings, baselines.RougeSettings, "score.rouge")
+        from factlab.score import rouge
+
+        settings = settings_from_json(args.settings, rouge.RougeSettings, "score.rouge")
         precision = None
-        scores, counts = baselines.score_rouge(examples, sentences, settings)
+        scores, counts = rouge.score_rouge(examples, sentences, settings)
     elif args.scorer == "bertscore_precision":
-        settings = settings_from_json(args.settings, baselines.BertScoreSettings, "score.bertscore_precision")
-        path = baselines.bertscore_encoder(settings, args.encoder)
-        bert = baselines.load_bertscore(settings, args.device, path, precision=args.precision)
+        from factlab.score import bertscore
+
+        settings = settings_from_json(args.settings, bertscore.BertScoreSettings, "score.bertscore_precision")
+        path = bertscore.bertscore_encoder(settings, args.encoder)
+        bert = bertscore.load_bertscore(settings, args.device, path, precision=args.precision)
         precision = bert.precision
-        scores, counts = baselines.score_bertscore_precision(examples, sentences, settings, bert=bert)
+        scores, counts = bertscore.score_bertscore_precision(examples, sentences, settings, bert=bert)
     else:
-        settings = settings_from_json(args.settings, baselines.OpenIETriplesSettings, "score.openie_triples")
-        encoder = baselines.load_sentence_encoder(args.device, precision=args.precision)
+        from factlab.score import openie_triples
+        from factlab.score.sentence_encoder import load_sentence_encoder
+
+        settings = settings_from_json(args.settings, openie_triples.OpenIETriplesSettings, "score.openie_triples")
+        encoder = load_sentence_encoder(args.device, precision=args.precision)
         precision = encoder.precision
-        scores, counts = baselines.score_openie_triples(examples, sentences, settings, pd.read_parquet(args.triples), encoder)
+        triples = pd.read_parquet(args.triples)
+        scores, counts = openie_triples.score_openie_triples(examples, sentences, settings, triples, encoder)
     job = {"device": args.device, "settings": asdict(settings)} | ({"precision": precision} if precision else {})
     write_job(args, args.scorer, scores, {**counts, **sampled}, time.perf_counter() - started, **job)
