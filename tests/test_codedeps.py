@@ -53,6 +53,19 @@ def test_static_closure_covers_what_the_command_imports(stage: str, command: str
     assert not missing, f"factlab {' '.join(argv)} imports files its rules would not list: {sorted(missing)}"
 
 
+def test_package_data_a_module_reads_is_a_code_input() -> None:
+    # the report page's stylesheet and script: the rule rendering the page reruns when either changes
+    report_code = command_code("report", "localise")
+    assert {"src/factlab/report/static/page.css", "src/factlab/report/static/page.js"} <= set(report_code)
+    # every declared file exists beside its module (a rename would otherwise drop the input silently)
+    declared = [
+        path.parent / name
+        for path in codedeps.PACKAGE_DIR.rglob("*.py")
+        for name in codedeps.literal_constant(path, codedeps.PACKAGE_DATA_NAME) or ()
+    ]
+    assert declared and all(path.is_file() for path in declared), declared
+
+
 def test_frank_module_reaches_only_frank_commands() -> None:
     reaching = {(stage, command) for stage, command in COMMANDS if FRANK in command_code(stage, command)}
     assert reaching == {

@@ -26,12 +26,14 @@ TOP = "factlab"
 DISCOVERY_NAME = "DISCOVERED_PACKAGES"
 # A package whose names are imported from its submodules on first use (PEP 562) maps them here: name -> submodule.
 LAZY_EXPORTS_NAME = "LAZY_EXPORTS"
-# Module-level literals read without importing: the two above, and a stage CLI's command -> module map.
-CONSTANT_NAMES = (DISCOVERY_NAME, LAZY_EXPORTS_NAME, "COMMAND_MODULES")
+# A module that reads files shipped beside it (package data) names them here, relative to its folder.
+PACKAGE_DATA_NAME = "PACKAGE_DATA"
+# Module-level literals read without importing: the three above, and a stage CLI's command -> module map.
+CONSTANT_NAMES = (DISCOVERY_NAME, LAZY_EXPORTS_NAME, PACKAGE_DATA_NAME, "COMMAND_MODULES")
 # What a source file imports depends on its text alone, so parses are kept across runs keyed by the text's
 # sha256: every `snakemake` call (a dry run too) needs all closures, and parsing ~150 modules took 2 s of
 # a 7.5 s dry run on a 2.45 GHz Zen 3. Bump the version when `ModuleFacts` or its extraction changes.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 # Past this many entries a save keeps only the files this process read (edits leave old texts behind).
 CACHE_MAX_ENTRIES = 2000
 
@@ -166,7 +168,8 @@ def with_parents(module: str) -> list[str]:
 
 
 def module_closure(modules: Iterable[str]) -> list[str]:
-    """Sorted repository-relative paths (src/factlab/...) of every file the modules execute on import."""
+    """Sorted repository-relative paths (src/factlab/...) of every file the modules execute on import, and of the
+    package data they read (`PACKAGE_DATA`)."""
     seen: set[str] = set()
     files: set[Path] = set()
     stack = [name for module in modules for name in with_parents(module)]
@@ -184,6 +187,7 @@ def module_closure(modules: Iterable[str]) -> list[str]:
                 stack.append(f"{package}.{submodule}")
             continue
         files.add(path)
+        files.update(path.parent / name for name in literal_constant(path, PACKAGE_DATA_NAME) or ())
         for imported in imported_modules(path):
             stack.extend(with_parents(imported))
     facts_cache().save()
