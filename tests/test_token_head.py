@@ -22,10 +22,10 @@ from factlab.models.aligner import AlignerConfig, AlignerScorer, load_aligner, n
 from factlab.models.engine import EngineSettings, encode_pairs, pad_batch, score_pairs
 from factlab.models.token_support import score_tokens
 from factlab.models.token_words import phrases_from_words, word_unsupported
-from factlab.train import synthetic as syn
 from factlab.train import token_labels
 from factlab.train.aligner import batch_token_labels, row_targets, token_targets, train_aligner
 from factlab.train.mixture import corpus_pairs, synthetic_pairs
+from factlab.train.synthetic.pairs import SyntheticSettings, make_synthetic_pairs
 
 # Labels
 
@@ -44,7 +44,7 @@ def test_edited_spans_worked_by_hand():
 
 def test_synthetic_spans_cover_exactly_the_edit(tmp_path):
     documents = pd.read_json(FIXTURE, lines=True, dtype=False)
-    pairs, _ = syn.make_synthetic_pairs(documents, syn.SyntheticSettings(premise_words=60, claims_per_document=6, seed=11))
+    pairs, _ = make_synthetic_pairs(documents, SyntheticSettings(premise_words=60, claims_per_document=6, seed=11))
     located = 0
     for row in pairs.itertuples():
         spans = token_labels.synthetic_spans(row.transform, row.original_claim, row.text_b)

@@ -1,5 +1,5 @@
-"""Synthetic factual errors (factlab.train.synthetic) on real documents: 4 ANLI contexts and 2
-MCTest stories (tests/fixtures/synthetic). Expected strings were worked out by hand."""
+"""Synthetic factual errors (factlab.train.synthetic: its transforms and pairs) on real documents: 4 ANLI contexts
+and 2 MCTest stories (tests/fixtures/synthetic). Expected strings were worked out by hand."""
 
 from __future__ import annotations
 
@@ -14,7 +14,27 @@ import pytest
 from factlab.errors import ConfigError, DataError
 from factlab.preprocess.sentences import split_sentences, word_count
 from factlab.runtime import load_spacy
-from factlab.train import synthetic as syn
+from factlab.train.synthetic.lexicon import MONTHS, ORDINAL_WORDS
+from factlab.train.synthetic.pairs import (
+    LABELS,
+    PAIR_COLUMNS,
+    POSITIVE_TRANSFORMS,
+    TRANSFORMS,
+    SyntheticSettings,
+    make_synthetic_pairs,
+    premise_window,
+)
+from factlab.train.synthetic.transforms import (
+    TRANSFORM_FUNCTIONS,
+    Pool,
+    Pools,
+    build_pools,
+    change_value,
+    drop_appositive,
+    drop_parenthetical,
+    move_fronted_phrase,
+    new_number,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "synthetic" / "documents.jsonl"
 ZEFFIRELLI, SUNRISE, LA_CYGNE, WALKER, JESSIE, SALLY = range(6)
@@ -31,19 +51,19 @@ def nlp():
 
 
 @pytest.fixture(scope="module")
-def pools(documents: pd.DataFrame, nlp) -> syn.Pools:
+def pools(documents: pd.DataFrame, nlp) -> Pools:
     texts = documents["text"].tolist()
-    return syn.build_pools(list(nlp.pipe(texts)), [split_sentences(text) for text in texts])
+    return build_pools(list(nlp.pipe(texts)), [split_sentences(text) for text in texts])
 
 
 @pytest.fixture(scope="module")
 def pairs(documents: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
     # A 60-word window is smaller than the MCTest stories and two ANLI contexts: windows are cut.
-    return syn.make_synthetic_pairs(documents, syn.SyntheticSettings(premise_words=60, claims_per_document=6, seed=11))
+    return make_synthetic_pairs(documents, SyntheticSettings(premise_words=60, claims_per_document=6, seed=11))
 
 
-def apply(name: str, claim: str, nlp, pools: syn.Pools, doc_index: int = -1, seed: int = 0) -> str | None:
-    return syn.TRANSFORM_FUNCTIONS[name](claim, nlp(claim), syn.Pool(pools, doc_index), np.random.default_rng(seed))
+def apply(name: str, claim: str, nlp, pools: Pools, doc_index: int = -1, seed: int = 0) -> str | None:
+    return TRANSFORM_FUNCTIONS[name](claim, nlp(claim), Pool(pools, doc_index), np.random.default_rng(seed))
 
 
 def sentence_of(documents: pd.DataFrame, index: int, start: str) -> str:
@@ -64,27 +84,27 @@ def test_fixture_is_cut_from_the_mirror(documents: pd.DataFrame, mirror: Path) -
 
 def test_paraphrase_edits_by_hand(documents: pd.DataFrame, nlp) -> None:
     walker = sentence_of(documents, WALKER, "Idrees")
-    assert syn.drop_parenthetical(walker, nlp(walker)) == (
+    assert drop_parenthetical(walker, nlp(walker)) == (
         "Idrees Kenyatta Walker is a former professional American football player who was an offensive tackle "
         "in the National Football League (NFL) for six seasons."  # the first parenthetical only
     )
     sally = sentence_of(documents, SALLY, "Sally collected")
-    assert syn.drop_appositive(sally, nlp(sally)) == (
+    assert drop_appositive(sally, nlp(sally)) == (
         "Sally collected shells and mailed some to her friend, so she could make some arts and crafts with them."
     )
     lion = sentence_of(documents, JESSIE, "Soon her friend")
     assert lion == "Soon her friend Lion came over."
-    assert syn.move_fronted_phrase(lion, nlp(lion)) == "Her friend Lion came over soon."
+    assert move_fronted_phrase(lion, nlp(lion)) == "Her friend Lion came over soon."
     census = sentence_of(documents, LA_CYGNE, "As of")
-    assert syn.move_fronted_phrase(census, nlp(census)) == "The city population was 1,149 as of the 2010 census."
+    assert move_fronted_phrase(census, nlp(census)) == "The city population was 1,149 as of the 2010 census."
     # "Her friend Lion": an appositive without commas stays; so does a fronted adverb that a later
     # clause could take over ("found that he is ... recently").
-    assert syn.drop_appositive(lion, nlp(lion)) is None
+    assert drop_appositive(lion, nlp(lion)) is None
     recently = sentence_of(documents, ZEFFIRELLI, "Recently")
-    assert syn.move_fronted_phrase(recently, nlp(recently)) is None
+    assert move_fronted_phrase(recently, nlp(recently)) is None
 
 
-def test_keep_and_paraphrase(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_keep_and_paraphrase(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     lion = sentence_of(documents, JESSIE, "Soon her friend")
     assert apply("keep", lion, nlp, pools) == lion
     assert apply("paraphrase", lion, nlp, pools) == "Her friend Lion came over soon."
@@ -95,7 +115,7 @@ def test_keep_and_paraphrase(documents: pd.DataFrame, nlp, pools: syn.Pools) -> 
 # --- FactCC-style negatives ----------------------------------------------------------------------
 
 
-def test_negation_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_negation_by_hand(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     cake = sentence_of(documents, JESSIE, "She made a big cake")
     negated = apply("negation", cake, nlp, pools)
     assert negated == "She did not make a big cake, and hung up some balloons."  # do-support
@@ -111,7 +131,7 @@ def test_negation_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> Non
     assert apply("negation", "Yes! said Lion.", nlp, pools) is None
 
 
-def test_argument_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_argument_swap_by_hand(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     hug = sentence_of(documents, JESSIE, "Jessie hugged")
     assert hug == "Jessie hugged her friends."
     assert apply("argument_swap", hug, nlp, pools) is None  # "her friends" is no name (and holds a pronoun)
@@ -128,7 +148,7 @@ def test_argument_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -
     assert told == "Jones told reporters that Smith had resigned."
 
 
-def test_sentence_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_sentence_insertion_by_hand(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     claim = "Jessie hugged her friends. They all had a good time."
     inserted = apply("sentence_insertion", claim, nlp, pools, doc_index=JESSIE, seed=0)
     # one whole sentence of another document, after one of the claim's, the claim's words all kept
@@ -137,7 +157,7 @@ def test_sentence_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Poo
     assert inserted.replace(added[0], "").split() == claim.split()
 
 
-def test_phrase_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_phrase_insertion_by_hand(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     # the pool: verb modifiers naming a place, time or number, from every document
     assert (LA_CYGNE, "in East Central Kansas") in pools.phrases and (SALLY, "in the summer") in pools.phrases
     hug = sentence_of(documents, JESSIE, "Jessie hugged")
@@ -148,7 +168,7 @@ def test_phrase_insertion_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools
     assert apply("phrase_insertion", "Yes", nlp, pools) is None  # no sentence-final punctuation
 
 
-def test_pronoun_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_pronoun_swap_by_hand(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     assert apply("pronoun_swap", "Soon her friend Lion came over.", nlp, pools) == "Soon his friend Lion came over."
     senator = sentence_of(documents, ZEFFIRELLI, "He is also")
     assert apply("pronoun_swap", senator, nlp, pools) == "She" + senator[2:]
@@ -169,7 +189,7 @@ def test_pronoun_swap_by_hand(documents: pd.DataFrame, nlp, pools: syn.Pools) ->
 NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
 
 
-def test_number_swap_changes_only_the_number(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_number_swap_changes_only_the_number(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     census = sentence_of(documents, LA_CYGNE, "As of")
     for seed in range(10):
         swapped = apply("number_swap", census, nlp, pools, seed=seed)
@@ -184,25 +204,25 @@ def test_number_swap_changes_only_the_number(documents: pd.DataFrame, nlp, pools
     swapped = apply("number_swap", camp, nlp, pools)
     prefix, suffix = "She went to summer camp for the ", " time."
     assert swapped.startswith(prefix) and swapped.endswith(suffix)
-    assert swapped[len(prefix) : -len(suffix)] in syn.ORDINAL_WORDS and "first" not in swapped
+    assert swapped[len(prefix) : -len(suffix)] in ORDINAL_WORDS and "first" not in swapped
     assert apply("number_swap", "Jessie hugged her friends.", nlp, pools) is None
 
 
 def test_number_values() -> None:
     rng = np.random.default_rng(3)
     for _ in range(20):
-        population = syn.new_number("1,149", "CARDINAL", rng)  # scaled by 0.5-1.5, commas kept
+        population = new_number("1,149", "CARDINAL", rng)  # scaled by 0.5-1.5, commas kept
         assert re.fullmatch(r"\d{1,3}(,\d{3})?", population) and 574 <= int(population.replace(",", "")) <= 1724
         assert population != "1,149"
-        assert 1 <= abs(int(syn.new_number("2016", "DATE", rng)) - 2016) <= 10
-        assert 1 <= int(syn.new_number("12", "DATE", rng)) <= 28
-        assert re.fullmatch(r"\d+\.\d", syn.new_number("3.5", "QUANTITY", rng))
-    assert re.fullmatch(r"(\d+)(st|nd|rd|th) century", syn.change_value("4th century", "DATE", rng))
-    assert syn.change_value("the summer", "DATE", rng) is None  # no value: the pool is used instead
-    assert syn.change_value("June", "DATE", rng) in syn.MONTHS
+        assert 1 <= abs(int(new_number("2016", "DATE", rng)) - 2016) <= 10
+        assert 1 <= int(new_number("12", "DATE", rng)) <= 28
+        assert re.fullmatch(r"\d+\.\d", new_number("3.5", "QUANTITY", rng))
+    assert re.fullmatch(r"(\d+)(st|nd|rd|th) century", change_value("4th century", "DATE", rng))
+    assert change_value("the summer", "DATE", rng) is None  # no value: the pool is used instead
+    assert change_value("June", "DATE", rng) in MONTHS
 
 
-def test_entity_swap_uses_a_same_label_entity(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_entity_swap_uses_a_same_label_entity(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     hugged = "Jessie hugged her friends."  # a real MCTest sentence
     persons = [text for _, text in pools.entities["PERSON"]]
     outputs = {apply("entity_swap", hugged, nlp, pools, doc_index=JESSIE, seed=seed) for seed in range(12)}
@@ -216,7 +236,7 @@ def test_entity_swap_uses_a_same_label_entity(documents: pd.DataFrame, nlp, pool
     assert apply("entity_swap", "She made a big cake, and hung up some balloons.", nlp, pools) is None
 
 
-def test_other_document(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_other_document(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     claim = sentence_of(documents, JESSIE, "She made a big cake")
     other = apply("other_document", claim, nlp, pools, doc_index=JESSIE)
     others = [s.text for i, text in enumerate(documents["text"]) if i != JESSIE for s in split_sentences(text)]
@@ -226,7 +246,7 @@ def test_other_document(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
 # --- FactEdit-style ------------------------------------------------------------------------------
 
 
-def test_factedit_subject_and_object(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_factedit_subject_and_object(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     hugged = "Jessie hugged her friends."
     persons = [text for index, text in pools.entities["PERSON"] if index != JESSIE]
     swapped = apply("factedit_subject", hugged, nlp, pools, doc_index=JESSIE)
@@ -240,7 +260,7 @@ def test_factedit_subject_and_object(documents: pd.DataFrame, nlp, pools: syn.Po
     assert apply("factedit_subject", "She was having a party.", nlp, pools, doc_index=JESSIE) is None
 
 
-def test_factedit_relation_keeps_the_frame(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
+def test_factedit_relation_keeps_the_frame(documents: pd.DataFrame, nlp, pools: Pools) -> None:
     walker = sentence_of(documents, WALKER, "Walker played")
     edited = apply("factedit_relation", walker, nlp, pools, doc_index=WALKER)
     match = re.fullmatch(r"Walker (\w+) college football for the University of Florida\.", edited)
@@ -252,8 +272,8 @@ def test_factedit_relation_keeps_the_frame(documents: pd.DataFrame, nlp, pools: 
     assert apply("factedit_relation", senator, nlp, pools, doc_index=ZEFFIRELLI) is None
 
 
-def test_every_transform_applies_somewhere(documents: pd.DataFrame, nlp, pools: syn.Pools) -> None:
-    applied = dict.fromkeys(syn.TRANSFORM_FUNCTIONS, 0)
+def test_every_transform_applies_somewhere(documents: pd.DataFrame, nlp, pools: Pools) -> None:
+    applied = dict.fromkeys(TRANSFORM_FUNCTIONS, 0)
     for index, text in enumerate(documents["text"]):
         for sentence in split_sentences(text):
             for name in applied:
@@ -267,10 +287,10 @@ def test_every_transform_applies_somewhere(documents: pd.DataFrame, nlp, pools: 
 
 def test_pairs_columns_and_labels(pairs: tuple[pd.DataFrame, dict[str, int]], documents: pd.DataFrame) -> None:
     frame, _ = pairs
-    assert list(frame.columns) == list(syn.PAIR_COLUMNS)
+    assert list(frame.columns) == list(PAIR_COLUMNS)
     assert len(frame) > 0 and frame["pair_id"].is_unique
     for row in frame.itertuples():
-        assert (row.label_bin, row.label_3way) == syn.LABELS[row.transform]
+        assert (row.label_bin, row.label_3way) == LABELS[row.transform]
         assert row.task == ("synthetic_factedit" if row.transform.startswith("factedit_") else "synthetic_factcc")
         assert row.origin == documents.set_index("doc_id").loc[row.doc_id, "origin"]
     table = {
@@ -289,7 +309,7 @@ def test_pairs_columns_and_labels(pairs: tuple[pd.DataFrame, dict[str, int]], do
         "factedit_relation": (0, 2),
         "factedit_object": (0, 2),
     }
-    assert syn.LABELS == table
+    assert LABELS == table
 
 
 def test_premises(pairs: tuple[pd.DataFrame, dict[str, int]], documents: pd.DataFrame) -> None:
@@ -305,43 +325,43 @@ def test_premises(pairs: tuple[pd.DataFrame, dict[str, int]], documents: pd.Data
             claim_not_first += not row.text_a.startswith(row.original_claim)
         if row.transform == "keep":
             assert row.text_b in row.text_a
-        if row.transform not in syn.POSITIVE_TRANSFORMS and row.transform != "claim_removed":
+        if row.transform not in POSITIVE_TRANSFORMS and row.transform != "claim_removed":
             assert row.text_b != row.original_claim
     assert claim_not_first > len(frame) // 3  # the claim sits anywhere in its window
 
 
 def test_premise_window_places_the_claim_at_random() -> None:
     counts = [10] * 20
-    windows = {syn.premise_window(counts, 10, 11, 55, np.random.default_rng(seed)) for seed in range(20)}
+    windows = {premise_window(counts, 10, 11, 55, np.random.default_rng(seed)) for seed in range(20)}
     assert all(hi - lo == 5 and lo <= 10 < hi for lo, hi in windows)
     assert len({10 - lo for lo, _ in windows}) >= 4  # different positions of the claim
-    assert syn.premise_window(counts, 3, 5, 500, np.random.default_rng(0)) == (0, 20)  # short: whole
+    assert premise_window(counts, 3, 5, 500, np.random.default_rng(0)) == (0, 20)  # short: whole
 
 
 def test_counts_add_up(pairs: tuple[pd.DataFrame, dict[str, int]]) -> None:
     frame, counts = pairs
-    for name in syn.TRANSFORMS:
+    for name in TRANSFORMS:
         assert counts[f"{name}.tried"] == counts[f"{name}.applied"] + counts[f"{name}.not_applicable"]
         assert counts[f"{name}.applied"] == int((frame["transform"] == name).sum())
-    assert counts["pairs"] == len(frame) == sum(counts[f"{name}.applied"] for name in syn.TRANSFORMS)
+    assert counts["pairs"] == len(frame) == sum(counts[f"{name}.applied"] for name in TRANSFORMS)
     assert counts["claims"] == counts["pairs"] + counts["claims_without_transform"]
     assert counts["documents"] == 6
 
 
 def test_seed_determinism(documents: pd.DataFrame, pairs: tuple[pd.DataFrame, dict[str, int]]) -> None:
-    settings = syn.SyntheticSettings(premise_words=60, claims_per_document=6, seed=11)
-    again, counts = syn.make_synthetic_pairs(documents, settings)
+    settings = SyntheticSettings(premise_words=60, claims_per_document=6, seed=11)
+    again, counts = make_synthetic_pairs(documents, settings)
     pd.testing.assert_frame_equal(again, pairs[0])
     assert counts == pairs[1]
-    other, _ = syn.make_synthetic_pairs(documents, syn.SyntheticSettings(premise_words=60, claims_per_document=6, seed=12))
+    other, _ = make_synthetic_pairs(documents, SyntheticSettings(premise_words=60, claims_per_document=6, seed=12))
     assert not other.equals(pairs[0])
 
 
 def test_positive_share_and_negatives(documents: pd.DataFrame) -> None:
-    positives, _ = syn.make_synthetic_pairs(documents, syn.SyntheticSettings(positive_share=1.0, claims_per_document=3))
-    assert set(positives["transform"]) <= set(syn.POSITIVE_TRANSFORMS) and (positives["label_bin"] == 1).all()
-    settings = syn.SyntheticSettings(positive_share=0.0, claims_per_document=3, negatives=("claim_removed",))
-    removed, counts = syn.make_synthetic_pairs(documents, settings)
+    positives, _ = make_synthetic_pairs(documents, SyntheticSettings(positive_share=1.0, claims_per_document=3))
+    assert set(positives["transform"]) <= set(POSITIVE_TRANSFORMS) and (positives["label_bin"] == 1).all()
+    settings = SyntheticSettings(positive_share=0.0, claims_per_document=3, negatives=("claim_removed",))
+    removed, counts = make_synthetic_pairs(documents, settings)
     assert (removed["transform"] == "claim_removed").all() and (removed["label_3way"] == 1).all()
     # A 3-sentence ANLI claim that is the whole context leaves no premise: counted, not dropped silently.
     assert counts["claim_removed.not_applicable"] == counts["claims_without_transform"]
@@ -349,8 +369,8 @@ def test_positive_share_and_negatives(documents: pd.DataFrame) -> None:
 
 def test_bad_input(documents: pd.DataFrame) -> None:
     with pytest.raises(DataError, match="origin"):
-        syn.make_synthetic_pairs(documents.drop(columns="origin"), syn.SyntheticSettings())
+        make_synthetic_pairs(documents.drop(columns="origin"), SyntheticSettings())
     with pytest.raises(ConfigError):
-        syn.make_synthetic_pairs(documents, syn.SyntheticSettings(negatives=("typo_swap",)))
+        make_synthetic_pairs(documents, SyntheticSettings(negatives=("typo_swap",)))
     with pytest.raises(ConfigError):
-        syn.make_synthetic_pairs(documents, syn.SyntheticSettings(positive_share=1.5))
+        make_synthetic_pairs(documents, SyntheticSettings(positive_share=1.5))

@@ -15,8 +15,8 @@ it shares the aligner's weights, so it is independent of the correction procedur
    share before and after correction, over-correction, ROUGE-L F1 of the changed outputs to their originals.
 4. restore.csv: on `--synthetic-per-transform` sentences of the test sources per transform (seeded; the
    documents no training uses, as the leakage check guarantees), corrupted by the synthetic transforms
-   (factlab.train.synthetic), each checked against its document by the checker: flagged, changed and exactly
-   restored counts per transform and FRANK type.
+   (factlab.train.synthetic.transforms), each checked against its document by the checker: flagged, changed
+   and exactly restored counts per transform and FRANK type.
 corrections.parquet: per test output its spans, the corrected text, the edits and the judge's scores.
 """
 
@@ -146,7 +146,7 @@ def corrupted_sentences(documents: pd.DataFrame, transforms: list[str], per_tran
     """Per transform, up to `per_transform` sentences of the documents with that transform applied (seeded)."""
     from factlab.preprocess.sentences import split_sentences, word_count
     from factlab.runtime import load_spacy
-    from factlab.train.synthetic import TRANSFORM_FUNCTIONS, Pool, build_pools
+    from factlab.train.synthetic.transforms import TRANSFORM_FUNCTIONS, Pool, build_pools
     from factlab.train.token_labels import ERROR_TYPE_OF
 
     unknown = sorted(set(transforms) - set(TRANSFORM_FUNCTIONS) - {"claim_removed"})

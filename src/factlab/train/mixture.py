@@ -9,7 +9,7 @@ Every row is `(text_a, text_b, label_3way | label_bin | score, task, origin)`:
 synthetic_factedit); `origin` is the corpus (synthetic rows: the corpus of their documents).
 
 Each corpus contributes at most `sources[name]` pairs (a seeded sample; 0 = all). Synthetic pairs
-(factlab.train.synthetic) are made from the documents of `synthetic_documents` — training
+(factlab.train.synthetic.pairs) are made from the documents of `synthetic_documents` — training
 corpora only, never evaluation material. Pairs that share an n-word run with any evaluated text
 are removed and counted per origin (factlab.train.leakage). A seeded share of each origin's
 documents (whole documents, so no premise is on both sides) forms the `validation` split.
@@ -54,7 +54,7 @@ COLUMNS = (
 class MixtureSettings:
     sources: dict[str, int] = field(default_factory=dict)  # training corpus -> max pairs (0 = all)
     synthetic_documents: dict[str, int] = field(default_factory=dict)  # corpus -> max distinct documents (0 = all)
-    synthetic: dict[str, Any] = field(default_factory=dict)  # factlab.train.synthetic.SyntheticSettings fields
+    synthetic: dict[str, Any] = field(default_factory=dict)  # factlab.train.synthetic.pairs.SyntheticSettings fields
     validation_share: float = 0.05
     max_validation_per_origin: int = 200
     leakage_ngram: int = 8
@@ -159,7 +159,7 @@ def sample_rows(frame: pd.DataFrame, limit: int, rng: np.random.Generator) -> pd
 
 def synthetic_pairs(frames: Mapping[str, pd.DataFrame], settings: MixtureSettings) -> tuple[pd.DataFrame, dict[str, Any]]:
     """FactCC/FactEdit-style pairs from the distinct sources of the `synthetic_documents` corpora."""
-    from factlab.train.synthetic import SyntheticSettings, make_synthetic_pairs
+    from factlab.train.synthetic.pairs import SyntheticSettings, make_synthetic_pairs
 
     documents = []
     for name, limit in sorted(settings.synthetic_documents.items()):

@@ -5,7 +5,7 @@ its premise does not support, `[]` when the whole claim is supported, or null wh
 nothing about its tokens (a negative NLI pair: some words are unsupported, which is unknown). The
 sources, all by construction or by annotation, never from an evaluated benchmark:
 - supported pairs of any corpus (entailment, a kept or paraphrased synthetic claim): `[]`;
-- synthetic edits (factlab.train.synthetic): the words the transform changed, from a word-level diff
+- synthetic edits (factlab.train.synthetic.transforms): the words the transform changed, from a word-level diff
   of the original and the edited claim (Python's difflib: each replaced or inserted run of words; a
   deletion, e.g. a removed "not", marks the word after it, or before it at the end), so a swap of two
   arguments marks both and not the words between; a claim from another document, or one removed

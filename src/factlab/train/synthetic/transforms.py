@@ -1,36 +1,26 @@
-"""Synthetic factual errors: (premise, claim) pairs for training an alignment (AlignScore-style) model.
+"""The synthetic transforms: edits that turn a claim (sentences of a real document) into a supported or an
+unsupported variant, the errors the alignment model learns to catch.
 
-Two families of transforms turn sentences of real documents into labelled pairs:
+Each transform takes the claim, its spaCy parse, a `Pool` of replacements and the random generator, and returns
+the edited claim, or None when it does not apply (`TRANSFORM_FUNCTIONS` names them).
 
-- FactCC-style (Kryscinski et al., 2020): the claim is 1..`max_claim_sentences` consecutive
-  sentences of a document. Positives keep it (`keep`) or lightly paraphrase it (`paraphrase`: drop
-  a parenthetical, drop a comma-delimited appositive, or move a fronted adverbial phrase to the
-  end). Negatives swap a named entity (`entity_swap`), a number or date (`number_swap`) or a
-  pronoun (`pronoun_swap`), add or remove a negation (`negation`), swap two arguments of one
-  predicate, or two same-type names of a sentence, with the words unchanged (`argument_swap`, PAWS-style:
-  "A beat B" -> "B beat A", "from X to Y" -> "from Y to X"), add a modifier from another document that the
-  premise does not state (`phrase_insertion`: "... hugged her friends" -> "... hugged her friends in
-  Washington", the extrinsic detail abstractive summaries invent) or a whole sentence of another document
-  after one of the claim's (`sentence_insertion`), replace the claim by sentences of another document
-  (`other_document`), or delete the claim from the premise (`claim_removed`).
-- FactEdit-style (Balachandran et al., 2022), offline: the claim's OpenIE triples
-  (`factlab.preprocess.triples`) have one element (`factedit_subject|relation|object`) replaced
-  by the same element of a triple from another document, preferring the same NER label and head
-  tag, then the same label or part of speech: fluent, hard negatives.
+- FactCC-style (Kryscinski et al., 2020). Positives keep the claim (`keep`) or lightly paraphrase it
+  (`paraphrase`: drop a parenthetical, drop a comma-delimited appositive, or move a fronted adverbial phrase to
+  the end). Negatives swap a named entity (`entity_swap`), a number or date (`number_swap`) or a pronoun
+  (`pronoun_swap`), add or remove a negation (`negation`), swap two arguments of one predicate, or two same-type
+  names of a sentence, with the words unchanged (`argument_swap`, PAWS-style: "A beat B" -> "B beat A", "from X
+  to Y" -> "from Y to X"), add a modifier from another document that the premise does not state
+  (`phrase_insertion`: "... hugged her friends" -> "... hugged her friends in Washington", the extrinsic detail
+  abstractive summaries invent) or a whole sentence of another document after one of the claim's
+  (`sentence_insertion`), or replace the claim by sentences of another document (`other_document`).
+- FactEdit-style (Balachandran et al., 2022), offline: the claim's OpenIE triples (`factlab.preprocess.triples`)
+  have one element (`factedit_subject|relation|object`) replaced by the same element of a triple from another
+  document, preferring the same NER label and head tag, then the same label or part of speech: fluent, hard
+  negatives.
 
-Premises are chunk-sized, as real summaries are scored against ~350-word source chunks: a window
-of consecutive document sentences of at most `premise_words` words (or the claim, if longer) that
-contains the claim at a random position; a document shorter than that is used whole.
-
-Labels: positives 1 / aligned (0); swaps, negation and FactEdit 0 / contradiction (2);
-`phrase_insertion`, `sentence_insertion`, `other_document` and `claim_removed` 0 / neutral (1), so the model learns that
-unsupported is not the same as contradicted.
-
-Each claim is kept positive with probability `positive_share`; its transforms are then tried in
-a random order until one applies. Every attempt is counted (`<name>.tried`, `.applied`,
-`.not_applicable`), so `tried == applied + not_applicable` and nothing fails silently. Output is
-deterministic given the seed: one `numpy.random.Generator` drives every choice, and no Python set
-decides any order.
+Replacements come from `build_pools` over all documents, never from the claim's own document except for entity
+swaps within it. The word tables are in factlab.train.synthetic.lexicon; `claim_removed`, which edits the premise,
+is made with the pairs (factlab.train.synthetic.pairs).
 """
 
 from __future__ import annotations
@@ -40,116 +30,41 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from spacy.tokens import Doc, Span, Token
 
-from factlab.errors import ConfigError, DataError
-from factlab.models.qasem.inflection import PAST, PRESENT_3RD, STEM, inflect
+from factlab.models.qasem.inflection import inflect
 from factlab.preprocess.sentences import Sentence, split_sentences, word_count
 from factlab.preprocess.triples import Triple, extract_triples
-from factlab.runtime import load_spacy
-
-POSITIVE_TRANSFORMS = ("keep", "paraphrase")
-NEGATIVE_TRANSFORMS = (
-    "entity_swap",
-    "number_swap",
-    "pronoun_swap",
-    "negation",
-    "argument_swap",
-    "phrase_insertion",
-    "sentence_insertion",
-    "other_document",
-    "claim_removed",
-    "factedit_subject",
-    "factedit_relation",
-    "factedit_object",
-)
-TRANSFORMS = POSITIVE_TRANSFORMS + NEGATIVE_TRANSFORMS
-# label_bin (1 consistent / 0 not), label_3way (0 aligned, 1 neutral, 2 contradiction)
-LABELS: dict[str, tuple[int, int]] = {
-    "keep": (1, 0),
-    "paraphrase": (1, 0),
-    "other_document": (0, 1),
-    "claim_removed": (0, 1),
-    "phrase_insertion": (0, 1),
-    "sentence_insertion": (0, 1),
-} | {
-    name: (0, 2)
-    for name in NEGATIVE_TRANSFORMS
-    if name not in {"other_document", "claim_removed", "phrase_insertion", "sentence_insertion"}
-}
-FACTCC_TASK = "synthetic_factcc"
-FACTEDIT_TASK = "synthetic_factedit"
-PAIR_COLUMNS = (
-    "pair_id",
-    "doc_id",
-    "origin",
-    "text_a",
-    "text_b",
-    "label_bin",
-    "label_3way",
-    "task",
-    "transform",
-    "original_claim",
+from factlab.train.synthetic.lexicon import (
+    ADVERBS_BEFORE_NOT,
+    CONTRACTED_NEGATION_HOSTS,
+    DETAIL_LABELS,
+    DO_FORMS,
+    DO_SUPPORT,
+    FRONTED_CONNECTIVES,
+    FRONTED_DEPS,
+    GENDER_SWAPS,
+    LIGHT_VERBS,
+    MODIFIER_DEPS,
+    NAMED_LABELS,
+    NEGATORS,
+    NUMBER_LABELS,
+    OBJECT_SWAPS,
+    PLURAL_MARKERS,
+    PLURAL_SWAPS,
+    POSSESSIVE_SWAPS,
+    SENTENCE_END,
+    SUBJECT_DEPS,
+    SWAP_PREPOSITIONS,
+    VALUE_WORD_LISTS,
 )
 
-NAMED_LABELS = ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE")
-NUMBER_LABELS = ("CARDINAL", "DATE", "MONEY", "PERCENT", "QUANTITY", "TIME", "ORDINAL")
-MIN_CLAIM_WORDS = 4  # "Yes! said Lion." is no claim worth checking
 DRAW_TRIES = 32  # random draws from a pool before falling back to a full scan
-
 NUMBER_PATTERN = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?")
 ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b")
 WORD_PATTERN = re.compile(r"[A-Za-z]+")
-CARDINAL_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-DECADE_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-VALUE_WORD_LISTS = (CARDINAL_WORDS, DECADE_WORDS, ORDINAL_WORDS, MONTHS, WEEKDAYS)
-
-# Gendered pronouns swap both ways; "her" and "his" depend on the tag (PRP$ determiner or PRP).
-GENDER_SWAPS = {"he": "she", "she": "he", "him": "her", "himself": "herself", "herself": "himself", "hers": "his"}
-POSSESSIVE_SWAPS = {"his": "her", "her": "his"}  # tag PRP$
-OBJECT_SWAPS = {"his": "hers", "her": "him"}  # tag PRP ("the book is his", "saw her")
-# Plural to singular: "they" only where the verb does not show agreement (past tense, modal).
-PLURAL_SWAPS = {"them": ("him", "her"), "their": ("his", "her"), "theirs": ("his", "hers"), "themselves": ("himself", "herself")}
-PLURAL_MARKERS = ("all", "both", "each", "together")  # "they all ate it together" stays plural
-
-SUBJECT_DEPS = ("nsubj", "nsubjpass", "expl")
-ADVERBS_BEFORE_NOT = ("also", "still")  # "is also not", not "is not also"
-CONTRACTED_NEGATION_HOSTS = {"ca": "can", "wo": "will", "sha": "shall"}
-DO_SUPPORT = {"VBD": ("did", PAST), "VBZ": ("does", PRESENT_3RD), "VBP": ("do", STEM)}
-DO_FORMS = {"did": PAST, "does": PRESENT_3RD, "do": STEM}
-FRONTED_DEPS = ("prep", "advmod", "npadvmod")
 MAX_FRONTED_TOKENS = 8
-SENTENCE_END = (".", "!", "?")
 TRIPLE_ELEMENTS = ("subject", "relation", "object")
-LIGHT_VERBS = ("be", "have", "do", "get")
-MODIFIER_DEPS = ("compound", "amod", "nmod", "poss")  # "summer camp": no "six seasons camp"
-
-
-@dataclass(frozen=True)
-class SyntheticSettings:
-    premise_words: int = 350  # premise = a window of about this many words of the document around the claim
-    max_claim_sentences: int = 3  # claims are 1..this many consecutive sentences
-    claims_per_document: int = 2
-    positive_share: float = 0.5  # share of claims kept positive (as-is or lightly paraphrased)
-    seed: int = 2022
-    negatives: tuple[str, ...] = NEGATIVE_TRANSFORMS  # the negative transforms in use
 
 
 # --- pools of replacements ------------------------------------------------------------------
@@ -243,7 +158,6 @@ def build_pools(docs: Sequence[Doc], sentences: Sequence[Sequence[Sentence]]) ->
 
 
 MODIFIER_TOKENS = (2, 6)  # words of an inserted modifier: "in 2015" .. "at the end of the season"
-DETAIL_LABELS = ("GPE", "LOC", "FAC", "DATE", "TIME", "ORG", "CARDINAL", "MONEY", "PERCENT", "EVENT")
 
 
 def modifier_phrases(doc: Doc) -> list[str]:
@@ -375,7 +289,8 @@ def _overlaps(a: str, b: str) -> bool:
     return a.lower() in b.lower() or b.lower() in a.lower()
 
 
-def _shuffled(items: Sequence, rng: np.random.Generator) -> list:
+def shuffled(items: Sequence, rng: np.random.Generator) -> list:
+    """The items in an order `rng` draws."""
     return [items[index] for index in rng.permutation(len(items))]
 
 
@@ -451,7 +366,7 @@ def _move_fronted(sentence: Span) -> str | None:
         or subjects[0].i <= phrase_end
         or len(phrase) > MAX_FRONTED_TOKENS
         or any(t.pos_ in {"VERB", "AUX"} or t.is_punct for t in phrase)
-        or first.lower_ in {"however", "also", "then", "so", "thus", "therefore", "yes", "no"}
+        or first.lower_ in FRONTED_CONNECTIVES
     ):
         return None
     verbs = [t for t in sentence if t.pos_ in {"VERB", "AUX"} and t.i != root.i and t.head.i != root.i]
@@ -476,7 +391,7 @@ def entity_swap(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> s
     elsewhere in the same document (one not mentioned in the claim) or from another document, each
     tried first with even odds. None when the claim has no named entity with a replacement."""
     candidates = [span for entity in doc.ents if entity.label_ in NAMED_LABELS and (span := _without_possessive(entity))]
-    for span in _shuffled(candidates, rng):
+    for span in shuffled(candidates, rng):
         replacement = _entity_replacement(span, claim, pool, rng)
         if replacement is not None:
             return _splice(claim, span.start_char, span.end_char, replacement, capitalize=_is_sentence_start(span[0]))
@@ -490,7 +405,7 @@ def _entity_replacement(span: Span, claim: str, pool: Pool, rng: np.random.Gener
         return not _overlaps(text, span.text) and not _mentions(text, claim)
 
     own = [text for text in pool.own_entities(span.label_) if accept(text)]
-    for source in _shuffled(("own", "other"), rng):
+    for source in shuffled(("own", "other"), rng):
         if source == "own" and own:
             return own[int(rng.integers(len(own)))]
         if source == "other":
@@ -508,7 +423,7 @@ def number_swap(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> s
     Only that value changes."""
     candidates: list[Span] = [entity for entity in doc.ents if entity.label_ in NUMBER_LABELS]
     candidates += [doc[t.i : t.i + 1] for t in doc if t.ent_iob_ == "O" and any(c.isdigit() for c in t.text)]
-    for span in _shuffled(candidates, rng):
+    for span in shuffled(candidates, rng):
         label = span.label_ or "CARDINAL"
         new = change_value(span.text, label, rng)
         if new is None and span.root.dep_ not in MODIFIER_DEPS:
@@ -642,7 +557,7 @@ def negation(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str 
 
 
 def _remove_negation(doc: Doc, sentence: Span) -> str | None:
-    negator = next((t for t in sentence if t.dep_ == "neg" and t.lower_ in {"not", "n't", "never"}), None)
+    negator = next((t for t in sentence if t.dep_ == "neg" and t.lower_ in NEGATORS), None)
     if negator is None:
         return None
     text = doc.text
@@ -713,7 +628,7 @@ def factedit(element: str) -> Callable[[str, Doc, Pool, np.random.Generator], st
     position = TRIPLE_ELEMENTS.index(element)
 
     def transform(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str | None:
-        for triple in _shuffled(extract_triples(doc), rng):
+        for triple in shuffled(extract_triples(doc), rng):
             span = _element_span(doc, triple, position)
             if span is None:
                 continue
@@ -786,7 +701,6 @@ def sentence_insertion(claim: str, doc: Doc, pool: Pool, rng: np.random.Generato
 # --- PAWS-style argument swaps -----------------------------------------------------------------------------
 
 MAX_SWAP_TOKENS = 6  # an argument longer than this is a clause, not a name: swapping it reads as noise
-SWAP_PREPOSITIONS = ("from", "to")
 
 
 def argument_swap(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) -> str | None:
@@ -815,7 +729,7 @@ def argument_swap(claim: str, doc: Doc, pool: Pool, rng: np.random.Generator) ->
             found = [[c for c in preps[word].children if c.dep_ == "pobj"] for word in SWAP_PREPOSITIONS]
             if all(found):
                 pairs.append((_argument(found[0][0]), _argument(found[1][0])))
-    for first, second in _shuffled(pairs, rng):
+    for first, second in shuffled(pairs, rng):
         first, second = sorted((first, second), key=lambda span: span.start)
         if not _swappable(first, second):
             continue
@@ -865,160 +779,4 @@ TRANSFORM_FUNCTIONS: dict[str, Callable[[str, Doc, Pool, np.random.Generator], s
     "factedit_subject": factedit("subject"),
     "factedit_relation": factedit("relation"),
     "factedit_object": factedit("object"),
-}  # claim_removed edits the premise, not the claim: see `_claim_removed_premise`
-
-
-# --- premises ----------------------------------------------------------------------------------
-
-
-def premise_window(
-    word_counts: Sequence[int], start: int, end: int, premise_words: int, rng: np.random.Generator
-) -> tuple[int, int]:
-    """Sentence range [lo, hi) around the claim sentences [start, end) holding at most
-    `premise_words` words (or just the claim, if longer), with a random share of the room before
-    the claim; the whole document when it fits."""
-    n = len(word_counts)
-    if sum(word_counts) <= premise_words:
-        return 0, n
-    used = sum(word_counts[start:end])
-    room_before = int(rng.integers(0, max(premise_words - used, 0) + 1))
-    lo, hi, limit = start, end, used + room_before
-    while lo > 0 and used + word_counts[lo - 1] <= limit:
-        lo -= 1
-        used += word_counts[lo]
-    while hi < n and used + word_counts[hi] <= premise_words:
-        used += word_counts[hi]
-        hi += 1
-    while lo > 0 and used + word_counts[lo - 1] <= premise_words:
-        lo -= 1
-        used += word_counts[lo]
-    return lo, hi
-
-
-def _text_of(text: str, sentences: Sequence[Sentence], lo: int, hi: int) -> str:
-    return text[sentences[lo].start : sentences[hi - 1].end] if hi > lo else ""
-
-
-def _claim_removed_premise(
-    text: str, sentences: Sequence[Sentence], start: int, end: int, premise_words: int, rng: np.random.Generator
-) -> str:
-    """The premise window filled as if the claim had no words, then the claim sentences cut out."""
-    counts = [0 if start <= i < end else word_count(s.text) for i, s in enumerate(sentences)]
-    lo, hi = premise_window(counts, start, end, premise_words, rng)
-    parts = [_text_of(text, sentences, lo, start), _text_of(text, sentences, end, hi)]
-    return " ".join(part for part in parts if part)
-
-
-# --- the pipeline ------------------------------------------------------------------------------
-
-
-@dataclass
-class _Counter:
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def add(self, key: str, amount: int = 1) -> None:
-        self.counts[key] = self.counts.get(key, 0) + amount
-
-
-def _check(documents: pd.DataFrame, settings: SyntheticSettings, origin_column: str) -> None:
-    missing = [c for c in ("doc_id", "text", origin_column) if c not in documents.columns]
-    if missing:
-        raise DataError(f"documents lack the columns {missing}; they have {list(documents.columns)}")
-    for row, text in enumerate(documents["text"]):
-        if not isinstance(text, str):
-            raise DataError(f"document text must be a string, got {type(text).__name__}", record=row, field="text")
-    if settings.premise_words < 1 or settings.max_claim_sentences < 1 or settings.claims_per_document < 0:
-        raise ConfigError(f"premise_words, max_claim_sentences must be >= 1, claims_per_document >= 0: {settings}")
-    if not 0.0 <= settings.positive_share <= 1.0:
-        raise ConfigError(f"positive_share must be in [0, 1], got {settings.positive_share}")
-    unknown = [name for name in settings.negatives if name not in NEGATIVE_TRANSFORMS]
-    if unknown or not settings.negatives:
-        raise ConfigError(f"negatives must be a non-empty subset of {NEGATIVE_TRANSFORMS}, got {settings.negatives}")
-
-
-def claim_spans(sentences: Sequence[Sentence], settings: SyntheticSettings, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """Up to `claims_per_document` distinct runs [start, end) of 1..max_claim_sentences sentences
-    with at least MIN_CLAIM_WORDS words, drawn uniformly among all such runs."""
-    spans = [
-        (start, start + length)
-        for length in range(1, settings.max_claim_sentences + 1)
-        for start in range(len(sentences) - length + 1)
-        if sum(word_count(s.text) for s in sentences[start : start + length]) >= MIN_CLAIM_WORDS
-    ]
-    count = min(settings.claims_per_document, len(spans))
-    return [spans[int(i)] for i in rng.choice(len(spans), size=count, replace=False)] if count else []
-
-
-def make_synthetic_pairs(
-    documents: pd.DataFrame, settings: SyntheticSettings, origin_column: str = "origin"
-) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Synthetic (premise, claim) pairs from documents with columns doc_id, text, `origin_column`.
-
-    Returns the pairs (columns `PAIR_COLUMNS`: doc_id, origin, text_a = premise, text_b = claim,
-    label_bin, label_3way, task, transform, the original claim) and counts: documents, claims,
-    pairs, claims for which no transform applied, and per transform `<name>.tried`,
-    `<name>.applied`, `<name>.not_applicable`."""
-    _check(documents, settings, origin_column)
-    rng = np.random.default_rng(settings.seed)
-    texts = documents["text"].tolist()
-    sentences = [split_sentences(text) for text in texts]
-    nlp = load_spacy(disable=())
-    pools = build_pools(list(nlp.pipe(texts, batch_size=16)), sentences)
-    plans = [(index, span) for index, document in enumerate(sentences) for span in claim_spans(document, settings, rng)]
-    claims = [_text_of(texts[index], sentences[index], *span) for index, span in plans]
-    counter = _Counter({"documents": len(texts), "claims": len(claims), "pairs": 0, "claims_without_transform": 0})
-    for name in TRANSFORMS:
-        for outcome in ("tried", "applied", "not_applicable"):
-            counter.add(f"{name}.{outcome}", 0)
-    rows = []
-    for (index, (start, end)), claim, claim_doc in zip(plans, claims, nlp.pipe(claims, batch_size=32), strict=True):
-        text, document = texts[index], sentences[index]
-        lo, hi = premise_window([word_count(s.text) for s in document], start, end, settings.premise_words, rng)
-        window = _text_of(text, document, lo, hi)
-        positive = bool(rng.random() < settings.positive_share)
-        for name in _shuffled(POSITIVE_TRANSFORMS if positive else settings.negatives, rng):
-            counter.add(f"{name}.tried")
-            premise, new_claim = window, None
-            if name == "claim_removed":
-                premise = _claim_removed_premise(text, document, start, end, settings.premise_words, rng)
-                new_claim = claim if premise and claim not in premise else None
-            else:
-                new_claim = TRANSFORM_FUNCTIONS[name](claim, claim_doc, Pool(pools, index), rng)
-                if new_claim == claim and name not in POSITIVE_TRANSFORMS:
-                    new_claim = None  # an edit that changed nothing is no negative
-            if new_claim is None:
-                counter.add(f"{name}.not_applicable")
-                continue
-            counter.add(f"{name}.applied")
-            rows.append(_pair_row(documents, index, origin_column, (start, end), premise, new_claim, name, claim))
-            break
-        else:
-            counter.add("claims_without_transform")
-    counter.counts["pairs"] = len(rows)
-    return pd.DataFrame(rows, columns=list(PAIR_COLUMNS)), counter.counts
-
-
-def _pair_row(
-    documents: pd.DataFrame,
-    index: int,
-    origin_column: str,
-    span: tuple[int, int],
-    premise: str,
-    claim: str,
-    name: str,
-    original: str,
-) -> dict[str, object]:
-    label_bin, label_3way = LABELS[name]
-    doc_id = documents["doc_id"].iloc[index]
-    return {
-        "pair_id": f"{doc_id}#s{span[0]}-{span[1]}",  # the claim's sentences [start, end)
-        "doc_id": doc_id,
-        "origin": documents[origin_column].iloc[index],
-        "text_a": premise,
-        "text_b": claim,
-        "label_bin": label_bin,
-        "label_3way": label_3way,
-        "task": FACTEDIT_TASK if name.startswith("factedit_") else FACTCC_TASK,
-        "transform": name,
-        "original_claim": original,
-    }
+}  # claim_removed edits the premise, not the claim: see factlab.train.synthetic.pairs
