@@ -14,6 +14,7 @@ from sklearn.metrics import f1_score as sklearn_f1
 from sklearn.metrics import roc_auc_score
 
 from factlab.data.registry import get_spec
+from factlab.metaeval.analyses.error_types import run_error_types
 from factlab.metaeval.error_types import (
     EVALUATED_TYPES,
     Word,
@@ -24,7 +25,6 @@ from factlab.metaeval.error_types import (
     rule_scores,
     summary_type_scores,
 )
-from factlab.metaeval.error_types_command import run_error_types
 
 
 def test_summary_type_score_is_the_worst_unsupported_sentence_of_that_type():

@@ -17,6 +17,7 @@ from sklearn.metrics import f1_score, precision_recall_fscore_support, roc_auc_s
 from factlab.data.adapters.wice_tokens import adapt_wice_tokens
 from factlab.data.adapters.xsumfaith_spans import adapt_xsumfaith_spans
 from factlab.errors import DataError, FactlabError
+from factlab.metaeval.analyses.localisation import run_localisation
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (
     document_split,
@@ -33,7 +34,6 @@ from factlab.metaeval.localisation import (
     tune_token_threshold,
     unsupported_from_labels,
 )
-from factlab.metaeval.localisation_command import run_localisation
 
 # Projection
 

@@ -1,4 +1,4 @@
-"""QASemConsistency's decomposition (factlab.metaeval.qa_decomposition) on the real benchmark and its gold QAs.
+"""QASemConsistency's decomposition (factlab.metaeval.analyses.qa_decomposition) on the real benchmark and its gold QAs.
 
 Score tables in the scorer's layout (`units` detail) are made from seeded noise around the labels, so the
 expected AUCs come from scikit-learn on a join done here by hand, independently of the module's join.

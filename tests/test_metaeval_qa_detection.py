@@ -1,4 +1,4 @@
-"""QASemConsistency's QA-level detection (factlab.metaeval.qa_detection) on the real gold QAs.
+"""QASemConsistency's QA-level detection (factlab.metaeval.analyses.qa_detection) on the real gold QAs.
 
 Scores: a word-overlap reading of each real QA (the share of the answer's words found in its source,
 computed here) and, in the scorer's `units` layout, seeded noise around the labels. Every number is checked

@@ -19,7 +19,7 @@ from scipy import stats
 from factlab.cli import main
 from factlab.data.adapters.frank import BASELINE_METRICS, adapt_frank, adapt_frank_baselines
 from factlab.errors import DataError
-from factlab.metaeval.published import frank as published
+from factlab.metaeval.analyses.published import frank as published
 from factlab.paper import captions
 from factlab.paper.frank import frank_layout
 

@@ -11,7 +11,7 @@ from sklearn.preprocessing import MinMaxScaler
 
 from factlab.cli import main
 from factlab.data.registry import get_spec
-from factlab.metaeval.published.true_published import (
+from factlab.metaeval.analyses.published.true_published import (
     MEAN_8,
     MEAN_ALL,
     detection_table,

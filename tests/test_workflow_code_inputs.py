@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FRANK = "src/factlab/metaeval/published/frank.py"
+FRANK = "src/factlab/metaeval/analyses/published/frank.py"
 
 
 @pytest.fixture(scope="module")

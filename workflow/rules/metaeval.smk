@@ -1,5 +1,6 @@
 # Meta-evaluation: numbers only (CSV/JSON) under results/metaeval/; the paper stage renders the tables
-# and figures from them (paper.smk). Commands: `factlab metaeval …` (src/factlab/metaeval/).
+# and figures from them (paper.smk). Commands: `factlab metaeval …` (src/factlab/metaeval/analyses/;
+# the statistics they call: src/factlab/metaeval/).
 #   frank_baselines/       FRANK's evaluation of its baseline metrics, rebuilt from FRANK's released scores
 #                          (partial correlations, Williams tests, error-category ablation)
 #   screeneval_published/, true_published/, qasem_consistency/, agreement/: published analyses rebuilt

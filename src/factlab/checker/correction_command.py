@@ -185,7 +185,7 @@ def corrupted_sentences(documents: pd.DataFrame, transforms: list[str], per_tran
 
 def run_correction(args: argparse.Namespace) -> None:
     from factlab.checker.api import Checker
-    from factlab.metaeval.scorers import validation_threshold
+    from factlab.metaeval.analyses.detection import validation_threshold
 
     data, scores = read_inputs(args)
     # the outputs AlignScore scored (every one in a full run): those the checker reads and the judge scores

@@ -21,7 +21,7 @@ from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.commands import json_object
 from factlab.errors import FactlabError
 from factlab.io import atomic_folder
-from factlab.metaeval.localisation_command import LOCALISER_SUFFIX, TOKEN_SUFFIX
+from factlab.metaeval.analyses.localisation import LOCALISER_SUFFIX, TOKEN_SUFFIX
 
 # Licences of the mirrored corpora the training mixture may draw on (their upstream terms: docs/data.md).
 LICENCES = {
@@ -58,8 +58,8 @@ def register(commands: Any) -> None:
 
 def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | None, dict[str, Any]]:
     """The balanced-accuracy threshold on the pooled validation benchmarks, and what it was chosen on."""
+    from factlab.metaeval.analyses.detection import pooled_validation, validation_threshold
     from factlab.metaeval.detection import balanced_accuracy
-    from factlab.metaeval.scorers import pooled_validation, validation_threshold
 
     if len(scores) != len(data):
         raise FactlabError(f"--validation-scores gives {len(scores)} files but --validation-data {len(data)}")

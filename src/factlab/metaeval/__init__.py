@@ -1,13 +1,22 @@
-"""Meta-evaluation statistics: pure functions on arrays (no file I/O), returning numbers or small dataclasses.
+"""Meta-evaluation statistics: pure functions on arrays and tables (no file I/O), returning numbers, small
+dataclasses or DataFrames.
 
-Modules: `correlations` (Pearson/Spearman/Kendall), `partial` (partial correlation, variants
-"frank" and "ranked"), `williams` (Williams test, "two_sided" / "frank_one_sided"), `bootstrap`
-(document-level bootstrap CIs), `detection` (ROC AUC, balanced accuracy, macro-F1 under named
-threshold policies), `calibration` (ECE and reliability diagrams), `agreement` (Fleiss' κ,
-Krippendorff's α, majority share), `inputs` (validation and explicit NaN dropping). Undefined
-statistics raise `StatisticsError`. Library statistics (scipy, scikit-learn, statsmodels,
-krippendorff) are called behind these input checks; the Williams test, the document bootstrap, ECE
-binning, the FRANK/SCALE variants and the threshold tuning are written here.
+The statistics: `correlations` (Pearson/Spearman/Kendall), `partial` (partial correlation, variants "frank" and
+"ranked"), `williams` (Williams test, "two_sided" / "frank_one_sided"), `bootstrap` (document-level bootstrap CIs),
+`paired` (paired bootstrap of an AUC difference), `detection` (ROC AUC, balanced accuracy, macro-F1 under named
+threshold policies), `calibration` (ECE and reliability diagrams), `agreement` (Fleiss' κ, Krippendorff's α,
+majority share), `inputs` (validation and explicit NaN dropping), `errors` (`StatisticsError`, raised where a
+statistic is undefined). The analyses' pure computations on in-memory tables: `localisation` (token-level
+localisation), `error_types` (FRANK's error categories), `correction` (the checker's corrections), `explanations`
+(the checker's explanations against gold QAs), `arguments` (the commands' `<benchmark>=<value>` arguments and
+headline-number rounding). Library statistics (scipy, scikit-learn, statsmodels, krippendorff) are called behind
+these input checks; the Williams test, the document bootstrap, ECE binning, the FRANK/SCALE variants and the
+threshold tuning are written here.
+
+The file I/O is elsewhere: `factlab.metaeval.analyses` holds the analyses that read score tables and write the
+meta-evaluation's files, one per `factlab metaeval` command, each calling these statistics; the published analyses
+rebuilt from released inputs are `factlab.metaeval.analyses.published`. None of the modules above imports from
+`analyses`; `factlab.metaeval.cli` names the analyses' modules and imports only the one a command runs.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`factlab metaeval …`: meta-evaluation commands (statistics as CSV/JSON under results/metaeval/)."""
+"""`factlab metaeval …`: meta-evaluation commands (statistics as CSV/JSON under results/metaeval/), one module of
+factlab.metaeval.analyses each."""
 
 from __future__ import annotations
 
@@ -7,22 +8,22 @@ import argparse
 from factlab.commands import register_commands
 
 COMMAND_MODULES = {
-    "frank-correlations": "factlab.metaeval.published.frank",
-    "frank-williams": "factlab.metaeval.published.frank",
-    "frank-ablation": "factlab.metaeval.published.frank",
-    "frank-summary": "factlab.metaeval.published.frank",
-    "screeneval": "factlab.metaeval.published.screeneval",
-    "true-published": "factlab.metaeval.published.true_published",
-    "qasem-consistency": "factlab.metaeval.published.qasem_consistency",
-    "annotator-agreement": "factlab.metaeval.published.agreement",
-    "qasem-parser": "factlab.metaeval.qasem_parser",
-    "detection": "factlab.metaeval.scorers",
-    "frank-scorers": "factlab.metaeval.frank_scorers",
-    "summeval-scorers": "factlab.metaeval.summeval_scorers",
-    "localisation": "factlab.metaeval.localisation_command",
-    "error-types": "factlab.metaeval.error_types_command",
-    "qa-decomposition": "factlab.metaeval.qa_decomposition",
-    "qa-detection": "factlab.metaeval.qa_detection",
+    "frank-correlations": "factlab.metaeval.analyses.published.frank",
+    "frank-williams": "factlab.metaeval.analyses.published.frank",
+    "frank-ablation": "factlab.metaeval.analyses.published.frank",
+    "frank-summary": "factlab.metaeval.analyses.published.frank",
+    "screeneval": "factlab.metaeval.analyses.published.screeneval",
+    "true-published": "factlab.metaeval.analyses.published.true_published",
+    "qasem-consistency": "factlab.metaeval.analyses.published.qasem_consistency",
+    "annotator-agreement": "factlab.metaeval.analyses.published.agreement",
+    "qasem-parser": "factlab.metaeval.analyses.qasem_parser",
+    "detection": "factlab.metaeval.analyses.detection",
+    "frank-scorers": "factlab.metaeval.analyses.frank_scorers",
+    "summeval-scorers": "factlab.metaeval.analyses.summeval_scorers",
+    "localisation": "factlab.metaeval.analyses.localisation",
+    "error-types": "factlab.metaeval.analyses.error_types",
+    "qa-decomposition": "factlab.metaeval.analyses.qa_decomposition",
+    "qa-detection": "factlab.metaeval.analyses.qa_detection",
 }
 
 

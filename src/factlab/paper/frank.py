@@ -12,7 +12,7 @@ import pandas as pd
 from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import DataError
 from factlab.io import write_text
-from factlab.metaeval.published.frank import (
+from factlab.metaeval.analyses.published.frank import (
     SIGNIFICANCE_LEVEL,
     SUBSET_LABELS,
     metrics_by_correlation,

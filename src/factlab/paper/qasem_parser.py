@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from factlab.data.schema import validate_table
-from factlab.metaeval.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
+from factlab.metaeval.analyses.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
 from factlab.paper import captions
 from factlab.paper.scorer_tables import interval
 from factlab.paper.tables import write_tables

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.metaeval.published.true_published import MEAN_8, MEAN_ALL, METRICS, NLI_TRAINING_SETS
+from factlab.metaeval.analyses.published.true_published import MEAN_8, MEAN_ALL, METRICS, NLI_TRAINING_SETS
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 

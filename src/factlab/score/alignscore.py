@@ -21,7 +21,7 @@ more passes point at the error:
   pair once more for each word piece's P(unsupported), the lowest over chunks (a word is supported
   when some chunk supports it); the example's `tokens` column lists every piece
   with its offsets in the output and its support (1 - P(unsupported)), what the localisation
-  analysis projects onto gold tokens (factlab.metaeval.localisation_command); with a type head, each
+  analysis projects onto gold tokens (factlab.metaeval.analyses.localisation); with a type head, each
   sentence's `error_types`: the distribution over FRANK's categories of the error it would make.
 """
 

@@ -36,10 +36,10 @@ import pandas as pd
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
+from factlab.metaeval.analyses.detection import best_candidates, discrimination, grouped_interval, validation_threshold
+from factlab.metaeval.analyses.qa_decomposition import ALL, unit_rows
 from factlab.metaeval.arguments import headline_number
 from factlab.metaeval.detection import fixed05
-from factlab.metaeval.qa_decomposition import ALL, unit_rows
-from factlab.metaeval.scorers import best_candidates, discrimination, grouped_interval, validation_threshold
 
 PROTOCOL_SCORER = "qasem_consistency"
 TUNING_SPLIT = "dev"  # the benchmark's validation split (upstream data/dev.jsonl)

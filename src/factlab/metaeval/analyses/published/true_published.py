@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from factlab.metaeval import roc_auc
-from factlab.metaeval.published.screeneval import calibration_columns
+from factlab.metaeval.analyses.published.screeneval import calibration_columns
 
 METRICS = ("summac_zs", "summac_conv", "unieval", "bert_score_f")
 # Sets that AlignScore (and TRUE's "AVG-OOD"/leaderboard column) leave out of the mean because

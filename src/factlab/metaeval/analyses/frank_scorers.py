@@ -7,7 +7,7 @@ the article, and FactCC by default). On the summaries every factlab scorer of `-
 Williams test says its `n`):
 - partial Pearson and Spearman with Factuality, the system as confounder, per subset (all data,
   CNN/DM, XSum; a subset with no scored summary is left out and logged), with document-bootstrap
-  CIs on all data — `factlab.metaeval.published.frank`'s functions, unchanged;
+  CIs on all data — `factlab.metaeval.analyses.published.frank`'s functions, unchanged;
 - Williams tests between every pair of them: each factlab scorer against each compared metric and against each
   other, and the compared metrics against each other on the same summaries (the figures' full matrix);
 - FRANK's error-category ablation (`category_ablation`: correlation with Factuality minus with the
@@ -33,8 +33,7 @@ from factlab.commands import add_bootstrap_arguments
 from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import FactlabError
 from factlab.io import write_json
-from factlab.metaeval.partial import PARTIAL_VARIANTS, residual_dimensions, varies_within_confounders
-from factlab.metaeval.published.frank import (
+from factlab.metaeval.analyses.published.frank import (
     HUMAN,
     SUBSET_LABELS,
     BootstrapSettings,
@@ -49,6 +48,7 @@ from factlab.metaeval.published.frank import (
     with_bootstrap_cis,
     write_csv,
 )
+from factlab.metaeval.partial import PARTIAL_VARIANTS, residual_dimensions, varies_within_confounders
 from factlab.metaeval.williams import WILLIAMS_VARIANTS
 
 LOG = logging.getLogger(__name__)
