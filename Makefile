@@ -84,7 +84,7 @@ smoke-check: smoke
 	python tests/smoke_check.py $(SMOKE_DIR)
 	python tests/smoke_custom_plan.py $(SMOKE_DIR) config/smoke_custom.yaml
 
-# DVC drives the same rules (dvc.yaml is generated from them: python -m factlab.dvcyaml). In the smoke
+# DVC drives the same rules (dvc.yaml is generated from them: python -m factlab.workflow.dvcyaml). In the smoke
 # directory, just built by Snakemake, `dvc repro` runs every stage and each must find nothing to do
 # (the two tools agree on what is up to date); then `dvc status` must find nothing changed.
 dvc-check: smoke

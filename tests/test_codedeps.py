@@ -1,4 +1,4 @@
-"""Rules' code inputs (factlab.codedeps): the static import closure of each command covers every
+"""Rules' code inputs (factlab.workflow.codedeps): the static import closure of each command covers every
 factlab module the command really imports, and an edit to one analysis reaches only its own rules."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from factlab import codedeps
 from factlab.cli import STAGES
-from factlab.codedeps import FactsCache, command_code, module_closure
 from factlab.metaeval.cli import COMMAND_MODULES as METAEVAL_COMMANDS
 from factlab.paper.cli import COMMAND_MODULES as PAPER_COMMANDS
 from factlab.preprocess.cli import COMMAND_MODULES as PREPROCESS_COMMANDS
 from factlab.score.cli import COMMAND_MODULES as SCORE_COMMANDS
 from factlab.train.cli import COMMAND_MODULES as TRAIN_COMMANDS
+from factlab.workflow import codedeps
+from factlab.workflow.codedeps import FactsCache, command_code, module_closure
 
 FRANK = "src/factlab/metaeval/analyses/published/frank.py"
 COMMANDS = [

@@ -1,4 +1,4 @@
-"""dvc.yaml is generated from the Snakemake workflow (factlab.dvcyaml): the committed file must be what
+"""dvc.yaml is generated from the Snakemake workflow (factlab.workflow.dvcyaml): the committed file must be what
 the workflow generates, and what it says must match facts about the rules."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from factlab.dvcyaml import generate
+from factlab.workflow.dvcyaml import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +32,7 @@ def stages(generated) -> dict:
 
 
 def test_committed_dvc_yaml_is_generated(generated):
-    assert (ROOT / "dvc.yaml").read_text() == generated, "run `python -m factlab.dvcyaml` and commit dvc.yaml"
+    assert (ROOT / "dvc.yaml").read_text() == generated, "run `python -m factlab.workflow.dvcyaml` and commit dvc.yaml"
 
 
 def test_rule_files_read_parameters_only_through_param():

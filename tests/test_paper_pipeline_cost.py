@@ -76,7 +76,7 @@ def test_a_file_outside_benchmarks_or_without_its_columns_is_a_one_line_error(tm
 
 @pytest.fixture(scope="module")
 def dag():
-    from factlab.dvcyaml import load_workflow
+    from factlab.workflow.dvcyaml import load_workflow
 
     cwd = os.getcwd()
     os.chdir(ROOT)

@@ -1,7 +1,7 @@
 """factlab's scheduler plugin (`--scheduler factlab`, profiles/default) on a workflow run by Snakemake: a ready
 2-thread job of high priority gets the cores that 1-thread jobs of low priority free, not only the pair that
 happens to free at once (Snakemake's greedy selector, the plugin's fallback, starts it last); and
-`factlab.scheduling.jobs_to_offer` holds back only lower-priority jobs, and only when that frees enough cores."""
+`factlab.workflow.scheduling.jobs_to_offer` holds back only lower-priority jobs, and only when that frees enough cores."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from snakemake_interface_scheduler_plugins.registry import SchedulerPluginRegistry
 
 import factlab
-from factlab.scheduling import jobs_to_offer
+from factlab.workflow.scheduling import jobs_to_offer
 
 
 def run_snakemake(directory: Path, *options: str) -> subprocess.CompletedProcess[str]:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from factlab.data.leakage import EvaluationIndex, shingles, words
 from factlab.errors import FactlabError
-from factlab.train.leakage import EvaluationIndex, shingles, words
 from factlab.train.mixture import MixtureSettings, assign_validation, build_mixture, check_leakage, corpus_pairs
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -118,7 +118,7 @@ def test_fresh_clone_pulls_and_rebuilds_nothing(project, tmp_path):
     store = tmp_path / "store"
     built = snakemake(project, *targets)  # an earlier test may have left a target failed and removed
     assert built.returncode == 0, built.stderr[-2000:]
-    generated = run_tool(project, "factlab.dvcyaml")
+    generated = run_tool(project, "factlab.workflow.dvcyaml")
     assert generated.returncode == 0, generated.stderr[-2000:]
     for command in (
         ("init", "--no-scm", "--quiet"),

@@ -12,7 +12,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 # Public name -> the submodule defining it, imported on first use (PEP 562): `import factlab` stays light, and
-# factlab.codedeps reads this map to find the code a `from factlab import check` runs.
+# factlab.workflow.codedeps reads this map to find the code a `from factlab import check` runs.
 LAZY_EXPORTS = {"check": "checker.api", "Checker": "checker.api"}
 __all__ = ["__version__", *sorted(LAZY_EXPORTS)]
 

@@ -1,5 +1,5 @@
 """factlab's Snakemake scheduler plugin (`--scheduler factlab`; profiles/default sets it): Snakemake's greedy
-selector, offered only the jobs `factlab.scheduling.jobs_to_offer` lets start, so that freed cores wait for a
+selector, offered only the jobs `factlab.workflow.scheduling.jobs_to_offer` lets start, so that freed cores wait for a
 ready wide job of high priority. Snakemake finds it by its module name (snakemake-interface-scheduler-plugins)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from snakemake_interface_scheduler_plugins.base import SchedulerBase
 from snakemake_interface_scheduler_plugins.interfaces.jobs import JobSchedulerInterface
 from snakemake_interface_scheduler_plugins.registry import SchedulerPluginRegistry
 
-from factlab.scheduling import jobs_to_offer
+from factlab.workflow.scheduling import jobs_to_offer
 
 
 class Scheduler(SchedulerBase):

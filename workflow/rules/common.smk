@@ -6,7 +6,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from factlab.codedeps import command_code
+from factlab.workflow.codedeps import command_code
 from factlab.data.adapters.custom import check_custom_benchmarks
 from factlab.data.registry import all_specs
 from factlab.download.manifest import load_manifest
@@ -27,7 +27,7 @@ TUNING_PATH_PRIORITY = 50
 
 validate(config, "../schemas/params.schema.yaml")
 
-# Rule file name -> the dotted params.yaml keys read while parsing it: `python -m factlab.dvcyaml`
+# Rule file name -> the dotted params.yaml keys read while parsing it: `python -m factlab.workflow.dvcyaml`
 # writes them as each DVC stage's params (keys read here, in common.smk, concern every stage).
 PARAM_KEYS = {}
 

@@ -16,7 +16,7 @@ FRANK_INPUTS = {
 }
 FRANK_DIR = f"{METAEVAL_DIR}/frank_baselines"
 QASEM_EVAL_DIR = f"{METAEVAL_DIR}/qasem_parser"
-# `dvc plots show` specs (written into dvc.yaml by `python -m factlab.dvcyaml`).
+# `dvc plots show` specs (written into dvc.yaml by `python -m factlab.workflow.dvcyaml`).
 DVC_PLOTS = [
     {
         f"{METAEVAL_DIR}/screeneval_published/chunk_size.csv": {

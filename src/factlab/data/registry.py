@@ -14,7 +14,7 @@ from typing import Any
 from factlab.data.spec import BenchmarkSpec
 from factlab.errors import FactlabError
 
-# Imported by name at run time (pkgutil), so invisible to import analysis: factlab.codedeps reads this.
+# Imported by name at run time (pkgutil), so invisible to import analysis: factlab.workflow.codedeps reads this.
 DISCOVERED_PACKAGES = ("factlab.data.adapters",)
 
 

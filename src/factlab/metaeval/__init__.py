@@ -26,7 +26,7 @@ from typing import Any
 
 # Public name -> the submodule defining it. Imported on first use (PEP 562), so that a job needing one statistic
 # does not import every library behind the others (statsmodels, krippendorff, scikit-learn: up to 2.5 s a process).
-# A literal: factlab.codedeps reads it to find the modules behind `from factlab.metaeval import name`.
+# A literal: factlab.workflow.codedeps reads it to find the modules behind `from factlab.metaeval import name`.
 LAZY_EXPORTS = {
     "BootstrapCI": "bootstrap",
     "CalibrationResult": "calibration",

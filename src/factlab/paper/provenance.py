@@ -8,7 +8,7 @@ keys read in `detection_validation`).
 A rule named by a `name:` directive (rules made in a loop) matches the names its literals can build.
 
 Which jobs a file is made from, at any depth, is Snakemake's own answer (`file_upstream`: the DAG of every job, built
-as `python -m factlab.dvcyaml` builds it, so the workflow is parsed there), since inputs are often lists of paths
+as `python -m factlab.workflow.dvcyaml` builds it, so the workflow is parsed there), since inputs are often lists of paths
 computed in the rule files rather than `rules.<name>` references.
 """
 
@@ -181,7 +181,7 @@ def file_upstream(
     of the job that writes it, from the workflow's DAG of all jobs under the run's `--configfile` files and `--config`
     overrides; an error for a path no job writes. The Snakefile is not resolved: a linked one (the smoke directory's)
     runs in the directory of the link, with its params.yaml."""
-    from factlab.dvcyaml import load_workflow  # Snakemake's API: imported only where the DAG is needed
+    from factlab.workflow.dvcyaml import load_workflow  # Snakemake's API: imported only where the DAG is needed
 
     snakefile = Path(snakefile).absolute()
     workflow = load_workflow(snakefile, [Path(path).absolute() for path in configfiles], config_overrides)

@@ -1,7 +1,7 @@
 """The localisation page's inline stylesheet and script (factlab.report.localise.render_html), read from the
 package's static/page.css and static/page.js.
 
-`PACKAGE_DATA` names them for the workflow's code inputs (factlab.codedeps lists a module's package data beside
+`PACKAGE_DATA` names them for the workflow's code inputs (factlab.workflow.codedeps lists a module's package data beside
 its source), so editing the page reruns the rule that renders it.
 
 The script reads the payload from `<script type="application/json" id="report-data">` and renders one
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-# Files beside this module that it reads: factlab.codedeps adds them to the code inputs of every rule importing it.
+# Files beside this module that it reads: factlab.workflow.codedeps adds them to the code inputs of every rule importing it.
 PACKAGE_DATA = ("static/page.css", "static/page.js")
 
 PAGE_CSS, PAGE_JS = (files(__package__).joinpath(name).read_text(encoding="utf-8") for name in PACKAGE_DATA)

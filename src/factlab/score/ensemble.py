@@ -8,7 +8,7 @@ labelled examples (the SummaC validation cuts by default), which the ensemble ne
 configuration that would score them. Those cuts share articles and even summaries with evaluated benchmarks (XSum
 articles with XSumFaith and FRANK, SummEval's 100 articles with TRUE's SummEval), so one stack is fitted per scored
 benchmark, on the fit examples whose source and output share no run of `leakage_ngram` words with that benchmark's
-texts (the aligner mixture's leakage rule, `factlab.train.leakage`); the dropped examples are counted. An
+texts (the aligner mixture's leakage rule, `factlab.data.leakage`); the dropped examples are counted. An
 out-of-fold validation AUC is recorded beside each member's own, so the choice to use the stack rests on validation
 data. Its folds keep together the fit examples whose sources share a run of `leakage_ngram` words (one article in two
 validation cuts, in two tokenisations, is one group), and the regularisation strength is the grid value with the best
@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from factlab.data.leakage import EvaluationIndex, leaking_rows, shingles
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.io import write_text
-from factlab.train.leakage import EvaluationIndex, leaking_rows, shingles
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,8 @@ def scores_by_benchmark(paths: Sequence[str]) -> dict[str, dict[str, pd.DataFram
 
 
 def run_fit(args: argparse.Namespace) -> None:
+    from factlab.data.leakage import EvaluationIndex, evaluation_texts
     from factlab.score.ensemble import EnsembleSettings, fit_data, fit_ensemble
-    from factlab.train.leakage import EvaluationIndex, evaluation_texts
 
     settings = settings_from_json(args.settings, EnsembleSettings, "score.ensemble")
     data = {Path(path).stem: pd.read_parquet(path) for path in args.data}

@@ -2,7 +2,7 @@
 
 A custom benchmark is not an input of the mixture's leakage filter (adding one never retrains a model), so its
 overlap with the finished mixture is reported instead: an example whose source or output shares a run of `n`
-words (factlab.train.leakage: lower-cased `\\w+` words) with any training premise or claim is listed and counted
+words (factlab.data.leakage: lower-cased `\\w+` words) with any training premise or claim is listed and counted
 (results/score/<benchmark>/training_overlap.json). Its scores may be optimistic; the report page says how many.
 """
 
@@ -16,7 +16,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from factlab.commands import positive_int, write_report
-from factlab.train.leakage import shingles
+from factlab.data.leakage import shingles
 
 
 def register(commands: Any) -> None:

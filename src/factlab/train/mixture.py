@@ -11,7 +11,7 @@ synthetic_factedit); `origin` is the corpus (synthetic rows: the corpus of their
 Each corpus contributes at most `sources[name]` pairs (a seeded sample; 0 = all). Synthetic pairs
 (factlab.train.synthetic.pairs) are made from the documents of `synthetic_documents` — training
 corpora only, never evaluation material. Pairs that share an n-word run with any evaluated text
-are removed and counted per origin (factlab.train.leakage). A seeded share of each origin's
+are removed and counted per origin (factlab.data.leakage). A seeded share of each origin's
 documents (whole documents, so no premise is on both sides) forms the `validation` split.
 """
 
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 
 from factlab.commands import settings_from_mapping
+from factlab.data.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 from factlab.errors import FactlabError
 from factlab.train import token_labels
-from factlab.train.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 
 LOG = logging.getLogger(__name__)
 THREE_WAY = {"entailment": 0, "neutral": 1, "contradiction": 2}

@@ -15,7 +15,7 @@ scores pooled over the table's reported benchmarks, raw (where scores lie in [0,
 isotonic calibration fitted on validation data. `metrics.json` holds each scorer's headline numbers (AUC and
 balanced accuracy at 0.5 per benchmark, and their means) for `dvc metrics show`. `tuning_overlap` is the share of a
 benchmark's scored examples whose source or output shares a run of 8 words with a tuning example's (the aligner
-mixture's leakage rule, `factlab.train.leakage`): SummaC's XSum and SummEval cuts reach XSumFaith, FRANK and TRUE's
+mixture's leakage rule, `factlab.data.leakage`): SummaC's XSum and SummEval cuts reach XSumFaith, FRANK and TRUE's
 SummEval in another tokenisation, which an exact comparison of source strings missed; a share, because one stock
 phrase shared by a few dialogue or Wikipedia examples is chance, not overlap. The tuning data are every validation
 benchmark given, for every scorer: besides its own `val_tuned` threshold, AlignScore's head and chunk size were
@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from factlab.commands import add_bootstrap_arguments, write_report
+from factlab.data.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
@@ -48,7 +49,6 @@ from factlab.metaeval.calibration import (
 from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.paired import paired_auc_difference
-from factlab.train.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 
 LOG = logging.getLogger(__name__)
 COLUMNS = (

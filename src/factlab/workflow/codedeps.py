@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # src/factlab
 TOP = "factlab"
 # A module that imports every module of a package by name at run time declares the package here.
 DISCOVERY_NAME = "DISCOVERED_PACKAGES"
