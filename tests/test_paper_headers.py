@@ -1,13 +1,13 @@
-"""factlab.paper.headers: a committed paper table whose header differs from the code's is found, up to the columns
-named after the run's scorers, benchmarks and FRANK subsets; checked on committed tables and hand-edited copies."""
+"""tests/paper_headers.py (make smoke-check): a committed paper table whose header differs from the code's is
+found, up to the columns named after the run's scorers, benchmarks and FRANK subsets; checked on committed tables
+and hand-edited copies."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
-from factlab.paper.headers import compare_tables, default_names, header, header_problems, main, placeholders
+from paper_headers import compare_tables, default_names, header, header_problems, main, placeholders
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "paper" / "tables"

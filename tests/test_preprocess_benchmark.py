@@ -1,4 +1,4 @@
-"""Words per second of the whole preprocess stage (sentences, chunks, triples) on 30 real examples,
+"""Words per second of the whole preprocess stage (sentences, triples) on 30 real examples,
 with the parameters of params.yaml.
 
 Runs once as a plain test under the project's default `--benchmark-disable`; time it with
@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from factlab.data.registry import get_spec
-from factlab.preprocess.benchmark import ChunkSettings, load_tokenizer, preprocess
+from factlab.preprocess.benchmark import preprocess
 from factlab.runtime import PARSE_ONLY, load_spacy
 
 N_EXAMPLES = 30
@@ -29,15 +29,13 @@ def qags_cnndm(raw) -> pd.DataFrame:
 
 def test_preprocess_words_per_second(benchmark, qags_cnndm):
     params = yaml.safe_load(PARAMS.read_text())["preprocess"]
-    tokenizer = load_tokenizer(params["scale"]["tokenizer"])
     load_spacy(PARSE_ONLY, keep_hyphenated=True)  # model loading is not what is measured
-    settings = ChunkSettings.from_config(params)
     splitter, batch_size = params["sentence_splitter"], params["spacy_batch_size"]
-    units = benchmark(preprocess, qags_cnndm, "qags_cnndm", tokenizer, settings, splitter, batch_size, N_EXAMPLES)
+    units = benchmark(preprocess, qags_cnndm, "qags_cnndm", splitter, batch_size, N_EXAMPLES)
     report = units.report
     assert report["examples"] == N_EXAMPLES and report["documents"] < N_EXAMPLES
     assert report["words"] == report["words_source"] + report["words_output"] > 3000
-    assert report["dropped"] == 0 and report["words_per_s"] > 0
+    assert report["empty_sources"] == report["empty_outputs"] == 0 and report["words_per_s"] > 0
     benchmark.extra_info["words"] = report["words"]
     if benchmark.stats is not None:  # None when benchmarking is disabled
         benchmark.extra_info["words_per_s"] = round(report["words"] / benchmark.stats.stats.mean)

@@ -70,7 +70,7 @@ def test_a_restricted_scorer_scores_and_is_read_only_where_named(tmp_path: Path)
     # Triples follow OpenIE triples, their one reader; every preprocessed benchmark still gets its report.
     assert scored(everything, "preprocess_triples") == all_benchmarks
     assert scored(found, "preprocess_triples") == set(RESTRICTED["openie_triples"])
-    reports = {re.search(r"--chunks-report results/preprocess/(\w+)/", shell).group(1): shell
+    reports = {re.search(r"--sentences-report results/preprocess/(\w+)/", shell).group(1): shell
                for rule, _, shell in found if rule == "preprocess_report"}  # fmt: skip
     assert set(reports) == all_benchmarks
     for benchmark, shell in reports.items():

@@ -6,7 +6,7 @@ Some columns are named after the run's scorers, benchmarks or FRANK subsets, whi
 the default configurations (the smoke scores fewer). Those names are read as placeholders, so two headers agree when
 they have the same columns up to them: "alignscore AUC" and "rouge AUC" are both "{scorer} AUC".
 
-    python -m factlab.paper.headers .smoke/paper/tables paper/tables
+    python tests/paper_headers.py .smoke/paper/tables paper/tables      (make smoke-check)
 """
 
 from __future__ import annotations
