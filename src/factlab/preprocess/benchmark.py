@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -400,10 +400,6 @@ def _failing_record(
 
 def _progress_bar(total: int, description: str) -> tqdm:
     return tqdm(total=total, desc=description, unit="text", file=sys.stderr, mininterval=PROGRESS_SECONDS)
-
-
-def _progress(items: Iterable[T], total: int, description: str) -> Iterable[T]:
-    return tqdm(items, total=total, desc=description, unit="doc", file=sys.stderr, mininterval=PROGRESS_SECONDS)
 
 
 def _frame(rows: list[tuple], columns: Mapping[str, str]) -> pd.DataFrame:
