@@ -8,15 +8,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from tiny_aligner import tiny_aligner
 
 from factlab.errors import FactlabError
-from factlab.models.aligner import AlignerScorer
-from factlab.models.engine import EngineSettings, reference_scores
+from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
+from factlab.models.engine import EngineSettings, reference_scores, score_pairs
+from factlab.models.support_heads import with_support_head
 from factlab.preprocess.benchmark import sentence_units
 from factlab.preprocess.chunking import alignscore_chunks
 from factlab.preprocess.sentences import Sentence
-from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+from factlab.score.alignscore import (
+    AlignScoreSettings,
+    alignscore_pairs,
+    best_premises,
+    score_benchmark,
+    token_support,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -84,3 +92,38 @@ def test_min_aggregation_and_bad_settings(examples: pd.DataFrame, scorer: Aligne
         assert row.score == pytest.approx(reference_example_score(sentences, row.example_id, scorer, np.min), abs=1e-5)
     with pytest.raises(FactlabError, match="unknown alignscore aggregation"):
         AlignScoreSettings(aggregation="median")
+
+
+@pytest.mark.parametrize("head", ["three_way", "binary"])
+def test_localising_reads_the_token_head_in_the_support_passs_forwards(examples: pd.DataFrame, head: str) -> None:  # noqa: PLR0914
+    """With a token head, the localising score runs each (chunk, sentence) pair through the network once: the
+    token pass reads the support pass's forwards, and gives what a pass of its own gives."""
+    torch.manual_seed(5)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256, token_head=True, type_head=True))
+    scorer = AlignerScorer(network, tokenizer, device="cpu")
+    sentences, _ = sentence_units(examples, "fixture")
+    settings = AlignScoreSettings(words_per_chunk=60, support_head=head, localise=True)
+    engine = EngineSettings(progress=False)
+    token_forwards = []
+    run_alone = scorer.sequence_and_tokens
+    scorer.sequence_and_tokens = lambda *tensors: token_forwards.append(1) or run_alone(*tensors)  # type: ignore[method-assign]
+    scores, _ = score_benchmark(examples, sentences, scorer, settings, engine)
+    assert token_forwards == []  # every token batch came from the support pass's forwards
+    job = alignscore_pairs(examples, sentences, settings)
+    # the scores are the plain head's; the tokens and types those of a token pass of their own
+    plain = score_pairs(with_support_head(scorer, head), job.pairs, engine)
+    best = best_premises(job.owners, plain.scores, plain.premise_cut)
+    for row in scores.itertuples():
+        index = list(scores["example_id"]).index(row.example_id)
+        for item in row.sentences:
+            assert item["support"] == pytest.approx(best[(index, item["sentence_index"])][0], abs=1e-5)
+    tokens, types = token_support(examples, job, best, scorer, engine)  # no memo: the token pass's own forwards
+    assert token_forwards
+    for row in scores.itertuples():
+        index = list(scores["example_id"]).index(row.example_id)
+        expected = [piece for sentence in range(row.n_sentences) for piece in tokens[(index, sentence)]]
+        assert [(p["start"], p["end"]) for p in row.tokens] == [(p["start"], p["end"]) for p in expected]
+        np.testing.assert_allclose([p["support"] for p in row.tokens], [p["support"] for p in expected], atol=1e-5)
+        for item in row.sentences:
+            got, want = item["error_types"], types[(index, item["sentence_index"])]
+            np.testing.assert_allclose([got[t] for t in want], list(want.values()), atol=1e-5)

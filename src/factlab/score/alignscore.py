@@ -12,17 +12,18 @@ The score table has `example_id, score` and the detail that localises: per outpu
 text, offsets, support, the best chunk and that chunk's character span in the source; plus the
 cut counts of the engine (premise pieces cut to fit the model).
 
-With `localise` (the scoring rule and `factlab check`; not the tuning, which reads scores only), two
-more passes point at the error:
-- evidence: each source sentence of the sentence's best chunk scored against it by the same head
-  (one short pair per source sentence of the best chunk);
-  the best three, with their offsets in the source, are the sentence's `evidence`;
-- tokens: an aligner with a token head (factlab.models.token_support) reads every (chunk, sentence)
-  pair once more for each word piece's P(unsupported), the lowest over chunks (a word is supported
-  when some chunk supports it); the example's `tokens` column lists every piece
-  with its offsets in the output and its support (1 - P(unsupported)), what the localisation
-  analysis projects onto gold tokens (factlab.metaeval.analyses.localisation); with a type head, each
-  sentence's `error_types`: the distribution over FRANK's categories of the error it would make.
+With `localise` (the scoring rule and `factlab check`; not the tuning, which reads scores only), the score
+points at the error:
+- evidence: one more pass scores each source sentence of the sentence's best chunk against it by the same
+  head (one short pair per source sentence of the best chunk); the best three, with their offsets in the
+  source, are the sentence's `evidence`;
+- tokens: an aligner with a token head (factlab.models.token_support) gives each word piece's
+  P(unsupported) for every (chunk, sentence) pair in the support pass's own forwards (remembered:
+  factlab.models.token_memo), the lowest over chunks (a word is supported when some chunk supports
+  it); the example's `tokens` column lists every piece with its offsets in the output and its support
+  (1 - P(unsupported)), what the localisation analysis projects onto gold tokens
+  (factlab.metaeval.analyses.localisation); with a type head, each sentence's `error_types`: the
+  distribution over FRANK's categories of the error it would make.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from factlab.models.aligner import ERROR_TYPES, AlignerScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
+from factlab.models.token_memo import RememberedAligner, RememberingReader, TokenMemo
 from factlab.models.token_support import score_tokens
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
@@ -119,16 +121,19 @@ def score_benchmark(
     """AlignScore of every example (`example_id`, `doc_id`) from its preprocessed sentences."""
     job = alignscore_pairs(examples, sentences, settings)
     outputs, chunks, pairs, owners = job.outputs, job.chunks, job.pairs, job.owners
+    reads_tokens = settings.localise and isinstance(scorer, AlignerScorer) and scorer.has_token_head
+    memo = TokenMemo() if reads_tokens else None
     reader = with_support_head(scorer, settings.support_head)
-    result = score_pairs(reader, pairs, engine, cache, description="alignscore pairs")
+    first_pass = RememberingReader(scorer, settings.support_head, memo) if reads_tokens else reader  # type: ignore[arg-type]
+    result = score_pairs(first_pass, pairs, engine, cache, description="alignscore pairs")
     best = best_premises(owners, result.scores, result.premise_cut)
     evidence, tokens, error_types = {}, {}, {}
     if settings.localise:
         best_chunks = {key: chunks[str(examples["doc_id"].iloc[key[0]])][value[1]] for key, value in best.items()}
         sources = sentences_by_owner(sentences, "source", "doc_id")
         evidence = evidence_sentences(examples, outputs, sources, best_chunks, reader, settings, engine, cache)
-        if isinstance(scorer, AlignerScorer) and scorer.has_token_head:
-            tokens, error_types = token_support(examples, job, best, scorer, engine)
+        if reads_tokens:
+            tokens, error_types = token_support(examples, job, best, scorer, engine, memo)
     records = []
     empty_outputs = 0
     for row, (example_id, doc_id) in enumerate(
@@ -206,12 +211,13 @@ def token_support(
     best: dict[tuple[int, int], tuple[float, int, int]],
     scorer: AlignerScorer,
     engine: EngineSettings | None,
+    memo: TokenMemo | None = None,
 ) -> tuple[dict[tuple[int, int], list[dict[str, Any]]], dict[tuple[int, int], dict[str, float]]]:
     """(row, output sentence) -> its word pieces (offsets in the output, support), each piece's P(unsupported) the
     lowest over the source's chunks: a word is supported when some chunk supports it (on the validation parts of
     XSumFaith and WiCE this reads better than the best chunk alone); and -> the type head's
     distribution over ERROR_TYPES against the best chunk (empty without a type head)."""
-    result = score_tokens(scorer, job.pairs, engine)
+    result = score_tokens(RememberedAligner(scorer, memo) if memo is not None else scorer, job.pairs, engine)  # type: ignore[arg-type]
     lowest: dict[tuple[int, int], tuple[Any, Any]] = {}
     types: dict[tuple[int, int], dict[str, float]] = {}
     for index, ((row, sentence, chunk), offsets, unsupported) in enumerate(
