@@ -7,7 +7,7 @@ import argparse
 from factlab.commands import register_commands
 
 COMMAND_MODULES = {
-    "alignscore": "factlab.score.commands",
+    "alignscore": "factlab.score.alignscore_commands",
     "alignscore-tune": "factlab.score.tuning_commands",
     "merge": "factlab.score.merge_command",
     "embedding-cosine": "factlab.score.baseline_commands",

@@ -1,4 +1,4 @@
-"""`factlab score alignscore`: AlignScore of one shard of a benchmark with the trained aligner (or a hub NLI model).
+"""What every `factlab score <scorer>` command shares: its job arguments, its examples, its outputs.
 
 Every scorer command reads the same job arguments (`add_job_arguments`): the benchmark and its
 preprocessed sentences (the examples the preprocess stage kept: `--max-examples`), their seeded sample
@@ -11,11 +11,9 @@ duplicates, batches, padding, premise cuts; seconds, pairs/s) that `factlab scor
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -28,7 +26,6 @@ from factlab.commands import (
     sample_record,
     write_report,
 )
-from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.runtime import set_threads
 from factlab.score.jobs import with_pair_rate
@@ -37,15 +34,6 @@ if TYPE_CHECKING:
     import torch
 
     from factlab.models.engine import EngineSettings
-    from factlab.score.alignscore import AlignScoreSettings
-
-
-def register(commands: Any) -> None:
-    alignscore = commands.add_parser("alignscore", help="AlignScore of every example of a benchmark (one shard)")
-    add_job_arguments(alignscore, model=True)
-    alignscore.add_argument("--choice", required=True, help="results/score/alignscore_choice.json (tuned on validation)")
-    alignscore.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
-    alignscore.set_defaults(func=run_alignscore)
 
 
 def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
@@ -149,26 +137,3 @@ def run_pair_job(
         precision=engine.precision,
         settings=asdict(settings),
     )
-
-
-def run_alignscore(args: argparse.Namespace) -> None:
-    from factlab.score.alignscore import score_benchmark
-
-    run_pair_job(args, "alignscore", score_benchmark, tuned_settings(args.choice, args.chunk_policy))
-
-
-def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:
-    """AlignScore's settings from the tuning rule's choice (`factlab score alignscore-tune`)."""
-    from factlab.score.alignscore import AlignScoreSettings
-
-    choice = json.loads(Path(choice_path).read_text())
-    try:
-        return AlignScoreSettings(
-            int(choice["words_per_chunk"]),
-            chunk_policy,  # type: ignore[arg-type]
-            str(choice["aggregation"]),
-            str(choice["support_head"]),
-            localise=True,
-        )
-    except KeyError as error:
-        raise FactlabError(f"{choice_path}: no field {error.args[0]!r} (written by factlab score alignscore-tune)") from error

@@ -100,7 +100,8 @@ def run_throughput(args: argparse.Namespace) -> None:
 
     from factlab.models.engine import reference_scores, score_pairs
     from factlab.models.loading import load_pair_scorer
-    from factlab.score.commands import engine_settings, tuned_settings
+    from factlab.score.alignscore_commands import tuned_settings
+    from factlab.score.commands import engine_settings
 
     set_threads(args.threads)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
