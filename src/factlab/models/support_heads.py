@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from factlab.errors import ConfigError
 from factlab.models.aligner import ALIGNED, AlignerScorer
 from factlab.models.protocols import PairScorer
+
+if TYPE_CHECKING:
+    from factlab.models.token_memo import TokenMemo
 
 SUPPORT_HEADS = ("three_way", "binary")
 BINARY_ALIGNED = 1
@@ -29,11 +32,15 @@ class SharedForward:
     same pairs in the same order against parallel caches), so the first head's forward keeps the other heads'
     supports of that batch until they are read. A batch not seen before is simply run: the memo saves time and
     never changes a value.
+
+    With a `memo` (factlab.models.token_memo), every forward's other outputs (the token and type heads) are kept
+    for a token pass over the same pairs, which then needs no forward of its own.
     """
 
-    def __init__(self, aligner: AlignerScorer, heads: Sequence[str]) -> None:
+    def __init__(self, aligner: AlignerScorer, heads: Sequence[str], memo: TokenMemo | None = None) -> None:
         self.aligner = aligner
         self.heads = tuple(heads)
+        self.memo = memo
         self._pending: dict[str, dict[str, torch.Tensor]] = {}
 
     def view(self, head: str) -> PairScorer:
@@ -49,6 +56,8 @@ class SharedForward:
                 del self._pending[key]
             return value
         logits = self.aligner.network(ids, mask, types if self.aligner.token_types else None)
+        if self.memo is not None:
+            self.memo.record(ids, mask, types, logits)
         supports = {  # the 3-way reading is AlignerScorer.support's; aligner.py is the training's code input, so not edited
             "three_way": torch.softmax(logits["three_way"].float(), dim=-1)[:, ALIGNED],
             "binary": torch.softmax(logits["binary"].float(), dim=-1)[:, BINARY_ALIGNED],

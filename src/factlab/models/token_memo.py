@@ -2,10 +2,10 @@
 
 AlignScore's localising score (factlab.score.alignscore) reads every (chunk, sentence) pair twice: for its
 support (the engine, through a support head) and for each hypothesis piece's P(unsupported)
-(factlab.models.token_support). Both read the same network on the same encoded pairs, so `RememberingReader`
-runs the support pass and keeps, per encoded row, every head's output (`TokenMemo`); `RememberedAligner`
-then answers the token pass's batches from the memo, running the network only for a row the support pass
-did not run (a pair its cache already held).
+(factlab.models.token_support). Both read the same network on the same encoded pairs, so the support pass
+runs through a `SharedForward` (factlab.models.support_heads) that keeps, per encoded row, every head's
+output (`TokenMemo`); `RememberedAligner` then answers the token pass's batches from the memo, running the
+network only for a batch with a row the support pass did not run (a pair its cache already held).
 
 A row is keyed by its unpadded ids and token types: the same encoded pair gives the same key in any batch,
 and the engine's masked padding leaves a row's outputs as they are in a batch of its own.
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from factlab.models.aligner import ALIGNED, AlignerScorer
-from factlab.models.support_heads import BINARY_ALIGNED, with_support_head
+from factlab.models.aligner import AlignerScorer
 
 
 @dataclass
@@ -29,8 +28,8 @@ class RowReading:
     error_types: np.ndarray | None  # the type head's distribution (None without it)
 
 
-def row_keys(ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> list[bytes]:
-    lengths = mask.sum(dim=1).tolist()
+def row_keys(ids: torch.Tensor, lengths: list[int], types: torch.Tensor | None) -> list[bytes]:
+    """Each row's key: its first `lengths[row]` ids and token types (the unpadded row)."""
     ids_host = ids.cpu().numpy()
     types_host = types.cpu().numpy() if types is not None else None
     return [
@@ -50,7 +49,7 @@ class TokenMemo:
         unsupported = torch.sigmoid(logits["unsupported"].float()).cpu().numpy()
         error_types = torch.softmax(logits["error_type"].float(), dim=-1).cpu().numpy() if "error_type" in logits else None
         lengths = mask.sum(dim=1).tolist()
-        for row, key in enumerate(row_keys(ids, mask, types)):
+        for row, key in enumerate(row_keys(ids, lengths, types)):
             self.rows[key] = RowReading(
                 three_way[row].copy(),
                 unsupported[row, : lengths[row]].copy(),
@@ -59,29 +58,8 @@ class TokenMemo:
 
     def lookup(self, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> list[RowReading] | None:
         """The batch's rows, or None when any of them was not run."""
-        found = [self.rows.get(key) for key in row_keys(ids, mask, types)]
+        found = [self.rows.get(key) for key in row_keys(ids, mask.sum(dim=1).tolist(), types)]
         return None if any(reading is None for reading in found) else found  # type: ignore[return-value]
-
-
-class RememberingReader:
-    """A trained aligner with a token head read through one support head (factlab.models.support_heads), each
-    forward's outputs kept in `memo`. Its identity is the head view's: the engine's cache and scores are the
-    plain view's."""
-
-    def __init__(self, aligner: AlignerScorer, head: str, memo: TokenMemo) -> None:
-        self.aligner = aligner
-        self.head = head
-        self.memo = memo
-        self.tokenizer = aligner.tokenizer
-        self.max_length = aligner.max_length
-        self.device = aligner.device
-        self.identity = with_support_head(aligner, head).identity
-
-    def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
-        logits = self.aligner.network(input_ids, attention_mask, token_type_ids if self.aligner.token_types else None)
-        self.memo.record(input_ids, attention_mask, token_type_ids, logits)
-        probabilities = torch.softmax(logits[self.head].float(), dim=-1)
-        return probabilities[:, ALIGNED if self.head == "three_way" else BINARY_ALIGNED]
 
 
 class RememberedAligner:
@@ -95,14 +73,12 @@ class RememberedAligner:
         self.device = aligner.device
         self.identity = aligner.identity
         self.has_type_head = aligner.has_type_head
-        self.forwards = 0  # batches the memo could not answer
 
     def sequence_and_tokens(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         readings = self.memo.lookup(input_ids, attention_mask, token_type_ids)
         if readings is None:
-            self.forwards += 1
             return self.aligner.sequence_and_tokens(input_ids, attention_mask, token_type_ids)
         unsupported = np.zeros(tuple(input_ids.shape), dtype=np.float32)
         for row, reading in enumerate(readings):

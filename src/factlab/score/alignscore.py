@@ -40,8 +40,8 @@ from factlab.errors import FactlabError
 from factlab.models.aligner import ERROR_TYPES, AlignerScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.protocols import PairScorer
-from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
-from factlab.models.token_memo import RememberedAligner, RememberingReader, TokenMemo
+from factlab.models.support_heads import SUPPORT_HEADS, SharedForward, with_support_head
+from factlab.models.token_memo import RememberedAligner, TokenMemo
 from factlab.models.token_support import score_tokens
 from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
@@ -124,7 +124,8 @@ def score_benchmark(
     reads_tokens = settings.localise and isinstance(scorer, AlignerScorer) and scorer.has_token_head
     memo = TokenMemo() if reads_tokens else None
     reader = with_support_head(scorer, settings.support_head)
-    first_pass = RememberingReader(scorer, settings.support_head, memo) if reads_tokens else reader  # type: ignore[arg-type]
+    head = settings.support_head
+    first_pass = SharedForward(scorer, (head,), memo).view(head) if reads_tokens else reader
     result = score_pairs(first_pass, pairs, engine, cache, description="alignscore pairs")
     best = best_premises(owners, result.scores, result.premise_cut)
     evidence, tokens, error_types = {}, {}, {}
