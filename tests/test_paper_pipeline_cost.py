@@ -41,13 +41,16 @@ def test_rules_and_stages_are_summed_by_hand():
     assert total["peak RSS MB"] == pytest.approx(7176.20)  # train_aligner's
 
 
-def test_elapsed_time_runs_from_the_first_start_to_the_last_end(tmp_path):
-    # Three jobs, each file's modification time set to its end (Snakemake writes it when the job ends):
-    # train 1000 s ending at t=1000; two score jobs of 100 s and 300 s ending at t=1500 and t=1400.
+def test_elapsed_time_counts_the_seconds_when_at_least_one_job_ran(tmp_path):
+    # Each file's modification time is set to its job's end (Snakemake writes it when the job ends):
+    # train 1000 s ending at t=1000 (runs 0-1000); two score jobs of 100 s and 300 s ending at t=1500 and
+    # t=1400 (runs 1400-1500 and 1100-1400); then a pause, as between a stopped run and its resumption,
+    # and a report job of 50 s ending at t=5000 (runs 4950-5000).
     jobs = {
         "train/train_aligner.tsv": (1000.0, 1000),
         "score/alignscore/a.0.tsv": (100.0, 1500),
         "score/alignscore/b.0.tsv": (300.0, 1400),
+        "score/report_localise/a.tsv": (50.0, 5000),
     }
     paths = []
     for name, (wall, end) in jobs.items():
@@ -58,8 +61,18 @@ def test_elapsed_time_runs_from_the_first_start_to_the_last_end(tmp_path):
         paths.append(str(path))
     frame = pipeline_cost(paths).set_index(["stage", "rule"])["elapsed s"]
     assert frame[("train", "train_aligner")] == pytest.approx(1000.0)
-    assert frame[("score", "alignscore")] == pytest.approx(1500 - (1400 - 300))  # first start t=1100
-    assert frame[("(all)", "(all)")] == pytest.approx(1500.0)  # from t=0 to t=1500, not the summed 1400 s
+    assert frame[("score", "alignscore")] == pytest.approx(400.0)  # 1100-1500: the two jobs touch at t=1400
+    assert frame[("score", "(stage)")] == pytest.approx(400.0 + 50.0)  # the pause 1500-4950 is not counted
+    # 0-1000, 1100-1500, 4950-5000: neither the idle 1000-1100 nor the pause, and not the summed 1450 s.
+    assert frame[("(all)", "(all)")] == pytest.approx(1000.0 + 400.0 + 50.0)
+
+
+def test_overlapping_jobs_count_once():
+    # Nested and overlapping intervals, worked by hand: 0-10, 2-5 (inside), 8-12, 20-21 -> 12 + 1 = 13 s.
+    from factlab.paper.pipeline_cost import busy_seconds
+
+    assert busy_seconds([0, 2, 8, 20], [10, 5, 12, 21]) == pytest.approx(13.0)
+    assert busy_seconds([5], [5]) == 0.0
 
 
 def test_a_file_outside_benchmarks_or_without_its_columns_is_a_one_line_error(tmp_path):

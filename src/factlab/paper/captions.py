@@ -238,9 +238,9 @@ def _pipeline_cost(throughput: str) -> str:
     return (
         "What the run cost, from the Snakemake benchmark file of every job: per pipeline stage and rule, the jobs, "
         "their summed wall and CPU seconds (summed over jobs, so above the run's wall time when jobs ran in "
-        "parallel), the elapsed seconds from the first job's start to the last one's end (in the total row, the "
-        "run's wall time less the unbenchmarked data builds and paper; a tree rebuilt in several runs spans them "
-        "all), the longest job and the largest peak "
+        "parallel), the elapsed seconds during which at least one of the jobs ran (overlapping jobs count once and "
+        "a pause between runs that built the tree not at all; in the total row, the run's wall time less the time "
+        "when only the unbenchmarked data builds and paper ran), the longest job and the largest peak "
         "resident memory (MB). " + throughput
     )
 

@@ -5,10 +5,12 @@ with its wall time (`s`), CPU time (`cpu_time`) and peak resident memory (`max_r
 writes it when the job ends. The table has one row per (stage, rule): jobs, summed wall and CPU time, the
 elapsed time, the longest job and the largest peak memory; then one row per stage and the total. Job
 times are summed, so with parallel jobs they exceed the run's wall time; the elapsed time is what the
-clock saw: from the first job's start (its file's modification time less its wall time) to the last
-job's end (its file's modification time), so the total row's is the run's wall time less the jobs
-without a benchmark (the data builds, the paper). It holds for the run that wrote the files: a copy that
-resets modification times (`dvc pull`, `--touch`) resets it. The caption adds the engine's scoring
+clock saw: the time during which at least one of the jobs ran, each job running from its start (its
+file's modification time less its wall time) to its end (its file's modification time). Overlapping jobs
+count once and a pause between two runs that built the tree (a stopped and resumed run) not at all, so
+the total row's is the run's wall time less the time when only jobs without a benchmark (the data
+builds, the paper) ran. It holds for the runs that wrote the files: a copy that resets modification
+times (`dvc pull`, `--touch`) resets it. The caption adds the engine's scoring
 throughput (results/benchmarks/scoring_throughput.json). Nothing is measured here: the numbers are the
 run's own.
 """
@@ -60,9 +62,19 @@ def read_benchmark(path: str | Path) -> dict[str, Any]:
     }
 
 
+def busy_seconds(starts: Sequence[float], ends: Sequence[float]) -> float:
+    """Length of the union of the intervals [start, end]: the seconds during which at least one job ran."""
+    busy, covered_until = 0.0, float("-inf")
+    for start, end in sorted(zip(starts, ends, strict=True)):
+        if end > covered_until:
+            busy += end - max(start, covered_until)
+            covered_until = end
+    return busy
+
+
 def cost_frame(jobs: pd.DataFrame) -> pd.DataFrame:
-    """Per (stage, rule), then per stage: jobs, summed wall/CPU seconds, elapsed seconds (first start to last
-    end), longest job, largest peak memory."""
+    """Per (stage, rule), then per stage: jobs, summed wall/CPU seconds, elapsed seconds (while at least one
+    of the jobs ran), longest job, largest peak memory."""
 
     def summarise(group: pd.DataFrame) -> pd.Series:
         return pd.Series(
@@ -70,7 +82,7 @@ def cost_frame(jobs: pd.DataFrame) -> pd.DataFrame:
                 "jobs": len(group),
                 "wall s (sum)": group["wall_s"].sum(),
                 "CPU s (sum)": group["cpu_s"].sum(),
-                "elapsed s": group["ended_s"].max() - (group["ended_s"] - group["wall_s"].fillna(0)).min(),
+                "elapsed s": busy_seconds(group["ended_s"] - group["wall_s"].fillna(0), group["ended_s"]),
                 "longest job s": group["wall_s"].max(),
                 "peak RSS MB": group["max_rss_mb"].max(),
             }
