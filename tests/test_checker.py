@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from sklearn.metrics import roc_curve
 from tiny_aligner import tiny_aligner
 
@@ -20,7 +22,7 @@ from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.checker.inputs import Columns, read_pairs
 from factlab.data.judgeable import NO_WORDS_IN_OUTPUT, NO_WORDS_IN_SOURCE, NOT_ENGLISH, judge_flags
 from factlab.errors import DataErrors, FactlabError
-from factlab.models.aligner import save_aligner
+from factlab.models.aligner import AlignerConfig, new_network, save_aligner
 from factlab.preprocess.benchmark import select_examples, sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 
@@ -79,6 +81,30 @@ def test_checker_loads_once_and_scores_many(checker_dir: Path, upstream: pd.Data
     first = checker.check(upstream["document"].head(2), upstream["summary"].head(2))
     np.testing.assert_allclose(first["score"], whole["score"].head(2), atol=1e-5)
     assert checker.threshold == 0.37
+
+
+def test_an_outputs_correction_does_not_depend_on_the_other_rows_of_the_call(
+    checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path
+) -> None:
+    """An output with spans gets its corrected text (itself where no edit helps), one without spans none, whether it is
+    checked alone or with rows that offer candidate edits. At token threshold 0 each output is one span from its first
+    word; the last fixture pair's offers no edit (no deletion of a sentence's opening, no name or number to replace),
+    the others do."""
+    torch.manual_seed(5)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256, token_head=True))
+    save_aligner(network, tokenizer, tmp_path, {"backbone": "minilm", "token_head": True})
+    (tmp_path / CARD_FILE).write_text(json.dumps(replace(SETTINGS, token_threshold=0.0).as_json()))
+    checker = factlab.Checker(model=tmp_path, progress=False)
+    whole = checker.check(upstream["document"], upstream["summary"])
+    assert whole["spans"].map(bool).all(), "threshold 0: every word is marked"
+    for position, (correction, output) in enumerate(zip(whole["correction"], upstream["summary"], strict=True)):
+        assert set(correction) == {"text", "edits"}
+        assert bool(correction["edits"]) == (correction["text"] != output)
+        alone = checker.check(upstream["document"].iloc[[position]], upstream["summary"].iloc[[position]])
+        assert alone["correction"].iloc[0] == correction
+    # an aligner without a token head marks no words: no spans, no correction
+    plain = factlab.Checker(model=checker_dir, progress=False).check(upstream["document"], upstream["summary"])
+    assert not plain["spans"].map(bool).any() and plain["correction"].isna().all()
 
 
 def test_command_writes_one_object_per_row_with_offsets_and_evidence(

@@ -115,7 +115,8 @@ class Checker:
         self, rows: list[dict[str, Any]], by_id: dict[str, Any], outputs: dict[str, str], sources: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
         """id -> the suggested fix of each output with unsupported spans (factlab.checker.correct): the corrected text
-        and its edits; one engine call scores every candidate and every sentence it would replace."""
+        and its edits, the output unchanged and no edit where no candidate helps (whatever the other rows offer); one
+        engine call scores every candidate and every sentence it would replace."""
         from factlab.checker.correct import apply_edits, choose_edits, span_candidates
         from factlab.models.engine import score_pairs
         from factlab.models.support_heads import with_support_head
@@ -128,15 +129,15 @@ class Checker:
                     continue
                 sentence = details[span["sentence"]]
                 candidates += span_candidates(position, index, span, outputs[row["id"]], sources[row["id"]], sentence)
-        if not candidates:
-            return {}
-        originals = sorted({(c.premise, c.original) for c in candidates})
-        pairs = originals + [(c.premise, c.sentence) for c in candidates]
-        reader = with_support_head(self.scorer, self.settings.support_head)
-        engine = engine_settings(self.settings, self.scorer, progress=self.progress)
-        supports = score_pairs(reader, pairs, engine, description="corrections").scores
-        before = dict(zip(originals, supports[: len(originals)], strict=True))
-        chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
+        chosen = {}
+        if candidates:
+            originals = sorted({(c.premise, c.original) for c in candidates})
+            pairs = originals + [(c.premise, c.sentence) for c in candidates]
+            reader = with_support_head(self.scorer, self.settings.support_head)
+            engine = engine_settings(self.settings, self.scorer, progress=self.progress)
+            supports = score_pairs(reader, pairs, engine, description="corrections").scores
+            before = dict(zip(originals, supports[: len(originals)], strict=True))
+            chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
         result = {}
         for position, row in enumerate(rows):
             edits = [edit for (index, _), edit in chosen.items() if index == position]
