@@ -23,7 +23,7 @@ pull: install
 	snakemake -n
 
 # Test files spread over one worker per core (pytest-xdist); a file's tests share one worker, so each module
-# fixture is built once; the suite takes about half the time of one process on 2 cores. At most 8
+# fixture is built once. At most 8
 # workers: each may hold a model and the mirror's frames in memory.
 PYTEST_WORKERS ?= $(shell n=$$(nproc); echo $$((n < 8 ? n : 8)))
 pytest: install tex browser mirror bytecode
@@ -137,7 +137,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 # factlab's modules compiled to bytecode before a run. Where PYTHONDONTWRITEBYTECODE is set (as on the machines
 # this project runs on) Python never caches them, and each job, one process each, compiled the modules it imports
-# again (a data build: about 1.15 -> 0.95 s). Only changed files are recompiled.
+# again. Only changed files are recompiled.
 bytecode: install
 	python -m compileall -q src
 

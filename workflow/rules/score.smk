@@ -1,7 +1,7 @@
 # Score: factlab's scorers on every preprocessed benchmark. Commands: `factlab score …` (src/factlab/score/).
 #   results/score/<benchmark>/alignscore.parquet        example_id, score, per-sentence detail (best chunk and its span)
 #   results/score/<benchmark>/reports/alignscore.json   engine counts (pairs, duplicates, padding, premise cuts), pairs/s
-#   results/score/alignscore_tuning.csv                 AUC of each (words per chunk, aggregation) on each validation benchmark
+#   results/score/alignscore_tuning.csv                 AUC of each (words per chunk, aggregation, support head) per validation benchmark
 #   results/score/alignscore_choice.json                the cell every score_alignscore job uses (chosen on validation only)
 #   results/benchmarks/scoring_throughput.json          the engine against AlignScore's reference loop (same weights, pairs)
 
@@ -59,8 +59,8 @@ TUNING_BENCHMARKS = tuning_benchmarks()
 
 
 # Every AlignScore and QASemConsistency job waits for the chunk size chosen here: run it as soon as the
-# aligner is trained, ahead of the baselines, SummaC and SCALE jobs, which would otherwise hold it back for
-# most of an hour. Its inputs are ready by then.
+# aligner is trained, ahead of the baselines, SummaC and SCALE jobs, which would otherwise run first and hold
+# every AlignScore job back. Its inputs are ready by then.
 rule tune_alignscore:
     input:
         data=lambda wildcards: tuning_files("results/data/{benchmark}.parquet"),
