@@ -82,6 +82,7 @@ smoke: install tex mirror bytecode
 # rescores no other benchmark (a dry run).
 smoke-check: smoke
 	python tests/smoke_check.py $(SMOKE_DIR)
+	python tests/paper_headers.py $(SMOKE_DIR)/paper/tables paper/tables
 	python tests/smoke_custom_plan.py $(SMOKE_DIR) config/smoke_custom.yaml
 
 # DVC drives the same rules (dvc.yaml is generated from them: python -m factlab.workflow.dvcyaml). In the smoke
