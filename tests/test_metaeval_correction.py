@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from factlab.metaeval.correction import restore_rows, rouge_l, system_rows
+from factlab.metaeval.correction import restore_rows, rouge_l, system_rows, wilson_interval
 from factlab.metaeval.errors import StatisticsError
 
 
@@ -32,12 +32,30 @@ def test_system_rows_worked_by_hand():
     # a: consistent before 1 of 3 (0.9), after 2 of 3 (0.7, 0.9); one of its two human-consistent outputs changed
     assert rows.loc["a", ["judge_consistent_before", "judge_consistent_after"]].tolist() == pytest.approx([1 / 3, 2 / 3])
     assert rows.loc["a", "over_correction"] == pytest.approx(0.5)
+    assert rows.loc["a", "n_over_corrected"] == 1
+    # Wilson's 95% interval of 1 in 2 by hand: centre (0.5 + z²/4) / (1 + z²/2) = 0.5, half-width
+    # z / (1 + z²/2) * sqrt(0.25/2 + z²/16) = 0.4055 with z = 1.95996
+    assert rows.loc["a", ["over_correction_ci_low", "over_correction_ci_high"]].tolist() == pytest.approx(
+        [0.0945, 0.9055], abs=1e-4
+    )
     assert rows.loc["a", "rouge_l_changed"] == pytest.approx(0.7)  # mean of the two changed outputs
     assert rows.loc["b", "n_changed"] == 0 and np.isnan(rows.loc["b", "rouge_l_changed"])
     assert rows.loc["all", ["n_outputs", "n_changed", "n_human_consistent"]].tolist() == [5, 2, 3]
     assert rows.loc["all", "over_correction"] == pytest.approx(1 / 3)
     with pytest.raises(StatisticsError, match="lacks"):
         system_rows(frame.drop(columns="rouge_l"), 0.5)
+
+
+@pytest.mark.parametrize(("successes", "n"), [(2, 10), (10, 41), (0, 7), (7, 7), (45, 567)])
+def test_wilson_interval_matches_scipy(successes, n):
+    from scipy.stats import binomtest
+
+    expected = binomtest(successes, n).proportion_ci(confidence_level=0.9, method="wilson")
+    assert wilson_interval(successes, n, 0.9) == pytest.approx((expected.low, expected.high), abs=1e-12)
+
+
+def test_wilson_interval_without_outputs_is_nan():
+    assert all(np.isnan(wilson_interval(0, 0, 0.95)))
 
 
 def test_restore_counts():

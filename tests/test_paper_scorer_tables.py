@@ -177,7 +177,8 @@ def test_correction_table_in_percent():
     systems = pd.DataFrame(
         [
             {"system": "bart", "n_outputs": 175, "n_changed": 14, "judge_consistent_before": 0.4, "judge_consistent_after": 0.45,
-             "n_human_consistent": 80, "over_correction": 0.05, "rouge_l_changed": 0.9},
+             "n_human_consistent": 80, "n_over_corrected": 4, "over_correction": 0.05, "over_correction_ci_low": 0.0197,
+             "over_correction_ci_high": 0.1216, "rouge_l_changed": 0.9},
         ]
     )  # fmt: skip
     restore = pd.DataFrame(
@@ -188,6 +189,7 @@ def test_correction_table_in_percent():
     assert table.loc["bart", ["judge consistent before %", "judge consistent after %", "over-correction %"]].tolist() == (
         pytest.approx([40.0, 45.0, 5.0])
     )
+    assert table.loc["bart", ["human-consistent", "over-corrected", "over-correction 95% CI"]].tolist() == [80, 4, "[2.0, 12.2]"]
     assert table.loc["restore: number_swap (CircE)", ["n", "changed", "restored %"]].tolist() == [100, 60, pytest.approx(45.0)]
 
 

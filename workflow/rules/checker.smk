@@ -124,11 +124,12 @@ rule evaluate_correction:
         transforms=" ".join(CORRECTION["transforms"]),
         per_transform=CORRECTION["synthetic_per_transform"],
         seed=param("metaeval.seed"),
+        confidence=param("metaeval.confidence"),
     shell:
         "factlab checker correction --data {input.data} --scores {input.scores} --checker {input.checker} "
         "--judge-model {params.model} --judge-settings {params.judge:q} --sentence-splitter {params.splitter} "
         "--transforms {params.transforms} --synthetic-per-transform {params.per_transform} --seed {params.seed} "
-        "--out {output.systems} --restore {output.restore} --corrections {output.corrections} "
+        "--confidence {params.confidence} --out {output.systems} --restore {output.restore} --corrections {output.corrections} "
         "--report {output.report} --out-metrics {output.metrics} > {log} 2>&1"
 
 

@@ -12,7 +12,8 @@ it shares the aligner's weights, so it is independent of the correction procedur
 2. The judge scores the validation outputs, the test outputs and their corrected texts (those AlignScore
    scored); its threshold maximises balanced accuracy on the validation outputs.
 3. systems.csv (factlab.metaeval.correction.system_rows): per system of the test split, the judge's consistent
-   share before and after correction, over-correction, ROUGE-L F1 of the changed outputs to their originals.
+   share before and after correction, over-correction with its Wilson interval at `--confidence`, ROUGE-L F1 of
+   the changed outputs to their originals.
 4. restore.csv: on `--synthetic-per-transform` sentences of the test sources per transform (seeded; the
    documents no training uses, as the leakage check guarantees), corrupted by the synthetic transforms
    (factlab.train.synthetic.transforms), each checked against its document by the checker: flagged, changed
@@ -56,6 +57,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--transforms", nargs="+", required=True, help="synthetic transforms to restore")
     parser.add_argument("--synthetic-per-transform", type=int, required=True)
     parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--confidence", type=float, required=True, help="of over-correction's interval")
     parser.add_argument("--out", required=True, help="systems.csv")
     parser.add_argument("--restore", required=True, help="restore.csv")
     parser.add_argument("--corrections", required=True, help="corrections.parquet")
@@ -206,7 +208,7 @@ def run_correction(args: argparse.Namespace) -> None:
     if threshold is None:
         raise DataError("the judge scored no validation outputs of both labels", file=args.data, field="label")
     frame = judged_frame(test, corrections, judged, spans)
-    systems = system_rows(frame, threshold)
+    systems = system_rows(frame, threshold, args.confidence)
 
     synthetic = corrupted_sentences(
         test.drop_duplicates("doc_id").sort_values("doc_id"), list(args.transforms), args.synthetic_per_transform, args.seed

@@ -2,7 +2,8 @@
 
 Per system of a benchmark with human consistency labels, on its test split: how many outputs the checker changed,
 the share an independent judge rates consistent before and after correction (the judge's validation threshold),
-over-correction (the share of outputs humans rated consistent that were changed at all), and ROUGE-L F1 of each
+over-correction (the share of outputs humans rated consistent that were changed at all, with its Wilson interval:
+a system may have only a handful of such outputs), and ROUGE-L F1 of each
 changed output to its original (how much changed). On synthetic corruptions of sentences of documents no training
 used: the share the correction restores exactly, per error type.
 """
@@ -24,7 +25,10 @@ SYSTEM_COLUMNS = (
     "judge_consistent_before",
     "judge_consistent_after",
     "n_human_consistent",
+    "n_over_corrected",
     "over_correction",
+    "over_correction_ci_low",
+    "over_correction_ci_high",
     "rouge_l_changed",
 )
 CORRECTION_FRAME_COLUMNS = ("system", "label", "changed", "judge_before", "judge_after", "rouge_l")
@@ -37,10 +41,25 @@ def rouge_l(reference: str, candidate: str) -> float:
     return float(rouge_scorer.RougeScorer(["rougeL"]).score(reference, candidate)["rougeL"].fmeasure)
 
 
-def system_rows(frame: pd.DataFrame, judge_threshold: float) -> pd.DataFrame:
+def wilson_interval(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    """Wilson's score interval of a binomial share (NaNs for n = 0): unlike a bootstrap, it stays informative for
+    shares of a few outputs and for 0 or n successes."""
+    from scipy.stats import norm
+
+    if n == 0:
+        return np.nan, np.nan
+    z = float(norm.ppf(0.5 + confidence / 2))
+    share = successes / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def system_rows(frame: pd.DataFrame, judge_threshold: float, confidence: float = 0.95) -> pd.DataFrame:
     """One row per system (and `all`) of a frame with `CORRECTION_FRAME_COLUMNS`: label 1 = humans rated the output
     consistent; changed: the checker changed it; judge_before/after: the judge's score of the original and of the
-    corrected output (the same for an unchanged one); rouge_l: corrected against original."""
+    corrected output (the same for an unchanged one); rouge_l: corrected against original. Over-correction carries
+    its Wilson interval at `confidence`."""
     missing = [column for column in CORRECTION_FRAME_COLUMNS if column not in frame.columns]
     if missing:
         raise StatisticsError(f"correction frame lacks {missing}")
@@ -50,6 +69,8 @@ def system_rows(frame: pd.DataFrame, judge_threshold: float) -> pd.DataFrame:
     for system, group in [*sorted(frame.groupby("system")), ("all", frame)]:
         changed = group["changed"].to_numpy(dtype=bool)
         consistent = group["label"].to_numpy(dtype=np.int64) == 1
+        over_corrected = int(changed[consistent].sum())
+        low, high = wilson_interval(over_corrected, int(consistent.sum()), confidence)
         rows.append(
             {
                 "system": system,
@@ -58,7 +79,10 @@ def system_rows(frame: pd.DataFrame, judge_threshold: float) -> pd.DataFrame:
                 "judge_consistent_before": float((group["judge_before"] >= judge_threshold).mean()),
                 "judge_consistent_after": float((group["judge_after"] >= judge_threshold).mean()),
                 "n_human_consistent": int(consistent.sum()),
+                "n_over_corrected": over_corrected,
                 "over_correction": float(changed[consistent].mean()) if consistent.any() else np.nan,
+                "over_correction_ci_low": low,
+                "over_correction_ci_high": high,
                 "rouge_l_changed": float(group.loc[changed, "rouge_l"].mean()) if changed.any() else np.nan,
             }
         )

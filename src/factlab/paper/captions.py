@@ -145,7 +145,8 @@ CORRECTION = (
     "then finds the sentence supported. Judge: SummaC-ZS, which did not choose the edits (same aligner weights), at "
     "the threshold that maximises its balanced accuracy on FRANK's validation split; consistent: the share of "
     "outputs it rates consistent before and after correction; over-correction: the share of the outputs humans "
-    "rated consistent that were changed at all; ROUGE-L: F1 of each changed output to its original. Restore: "
+    "rated consistent (human-consistent) that were changed at all (over-corrected), with its Wilson 95\\% interval, "
+    "wide where a system has few such outputs; ROUGE-L: F1 of each changed output to its original. Restore: "
     "sentences of FRANK's test articles (no training used them) corrupted by factlab's synthetic transforms "
     "(FRANK type in brackets), each checked against its article: the share corrected back to the original exactly."
 )

@@ -230,7 +230,8 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
 
 def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFrame:
     """One row per FRANK system (and all): outputs, changed, the judge's consistent share before and after
-    correction, over-correction and ROUGE-L F1 of the changed outputs (shares in %); then one row per synthetic
+    correction, the outputs humans rated consistent, how many of them were changed (over-correction, with its
+    Wilson interval) and ROUGE-L F1 of the changed outputs (shares in %); then one row per synthetic
     transform: corrupted sentences, changed, exactly restored."""
     rows = [
         {
@@ -239,7 +240,10 @@ def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFra
             "changed": row.n_changed,
             "judge consistent before %": 100 * row.judge_consistent_before,
             "judge consistent after %": 100 * row.judge_consistent_after,
+            "human-consistent": row.n_human_consistent,
+            "over-corrected": row.n_over_corrected,
             "over-correction %": 100 * row.over_correction,
+            "over-correction 95% CI": interval(100 * row.over_correction_ci_low, 100 * row.over_correction_ci_high),
             "ROUGE-L (changed)": row.rouge_l_changed,
         }
         for row in systems.itertuples(index=False)
@@ -253,7 +257,8 @@ def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFra
         }
         for row in restore.itertuples(index=False)
     ]
-    return pd.DataFrame(rows).astype({"n": "Int64", "changed": "Int64"})
+    counts = ("n", "changed", "human-consistent", "over-corrected")
+    return pd.DataFrame(rows).astype(dict.fromkeys(counts, "Int64"))
 
 
 def explanations_frame(summary: pd.DataFrame) -> pd.DataFrame:
