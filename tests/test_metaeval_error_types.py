@@ -111,7 +111,19 @@ def test_command_on_real_frank_summaries(frank: pd.DataFrame, tmp_path: Path):
     scores = pd.DataFrame(records).set_index("example_id").loc[test["example_id"], "sentences"]
     relation = [sentences[0]["error_types"]["RelE"] for sentences in scores]
     assert rows.loc[("RelE", "type_head"), "roc_auc"] == pytest.approx(roc_auc_score(test["RelE"] < 1, relation), abs=1e-6)
+    # the perfect untyped detector: the annotations' "any of the five", scored against each category by scikit-learn
+    present = test[list(EVALUATED_TYPES)] < 1
+    any_error = present.any(axis=1)
+    for name in EVALUATED_TYPES:
+        assert rows.loc[(name, "perfect_detector"), "roc_auc"] == pytest.approx(roc_auc_score(present[name], any_error), abs=1e-6)
+        assert rows.loc[(name, "perfect_detector"), "roc_auc_among_errors"] == 0.5  # constant where there is an error
+    # among the summaries with an error, the EntE oracle still ranks perfectly and the RelE coin is scored there alone
+    assert rows.loc[("EntE", "type_head"), "roc_auc_among_errors"] == pytest.approx(1.0)
+    among = np.asarray(relation)[any_error.to_numpy()]
+    expected = roc_auc_score(present["RelE"][any_error], among)
+    assert rows.loc[("RelE", "type_head"), "roc_auc_among_errors"] == pytest.approx(expected, abs=1e-6)
     report = json.loads(Path(args.report).read_text())
+    assert report["test_summaries_with_errors"] == int(any_error.sum())
     assert report["test_summaries"] == len(test) and report["validation_summaries"] == int((frank["split"] == "validation").sum())
     matrix = pd.read_csv(args.confusion, index_col=0)
     single = (test[list(EVALUATED_TYPES)] < 1).sum(axis=1) == 1

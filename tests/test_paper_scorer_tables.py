@@ -159,18 +159,26 @@ def test_a_sampled_scorer_heading_the_table_is_marked_and_not_the_one_compared_w
 def test_error_types_table_one_row_per_category_then_the_macro_auc() -> None:
     rows = []
     for category, auc in (("EntE", 0.7), ("RelE", 0.6)):
-        for method, value in (("type_head", auc), ("unsupported", 0.55), ("rule", 0.52), ("majority", 0.5)):
+        methods = (("type_head", auc), ("unsupported", 0.55), ("rule", 0.52), ("majority", 0.5), ("perfect_detector", 0.8))
+        for method, value in methods:
             rows.append(
                 {"category": category, "method": method, "n": 100, "n_present": 30, "roc_auc": value,
-                 "roc_auc_ci_low": value - 0.05, "roc_auc_ci_high": value + 0.05, "threshold": 0.4, "f1": value / 2}
+                 "roc_auc_ci_low": value - 0.05, "roc_auc_ci_high": value + 0.05, "roc_auc_among_errors": value - 0.1,
+                 "threshold": 0.4, "f1": value / 2}
             )  # fmt: skip
-    report = {"macro_roc_auc": {"type_head": 0.65, "unsupported": 0.55, "rule": 0.52, "majority": 0.5}}
+    report = {
+        "macro_roc_auc": {"type_head": 0.65, "unsupported": 0.55, "rule": 0.52, "majority": 0.5, "perfect_detector": 0.8},
+        "macro_roc_auc_among_errors": {"type_head": 0.55},
+    }
     table = error_types_frame(pd.DataFrame(rows), report)
     assert list(table["category"]) == ["EntE", "RelE", "macro"]
     ente = table.iloc[0]
     assert (ente["present"], ente["type head AUC"], ente["rule AUC"], ente["type head F1"]) == (30, 0.7, 0.52, 0.35)
     assert ente["type head AUC 95% CI"] == "[0.650, 0.750]"
-    assert table.iloc[2]["type head AUC"] == 0.65 and pd.isna(table.iloc[2]["n"])
+    assert ente["type head AUC among errors"] == pytest.approx(0.6) and ente["perfect detector AUC"] == 0.8
+    macro = table.iloc[2]
+    assert macro["type head AUC"] == 0.65 and pd.isna(macro["n"])
+    assert (macro["perfect detector AUC"], macro["type head AUC among errors"]) == (0.8, 0.55)
 
 
 def test_correction_table_in_percent():

@@ -201,12 +201,19 @@ def localisation_frame(
     return pd.concat([frame, pd.DataFrame(extra)], ignore_index=True).astype({"n": "Int64", "unsupported": "Int64"})
 
 
-ERROR_TYPE_METHODS = {"type_head": "type head", "unsupported": "unsupported", "rule": "rule", "majority": "majority"}
+ERROR_TYPE_METHODS = {
+    "type_head": "type head",
+    "unsupported": "unsupported",
+    "rule": "rule",
+    "majority": "majority",
+    "perfect_detector": "perfect detector",
+}
 
 
 def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.DataFrame:
-    """One row per FRANK category (test split): presence count, each method's AUC (the type head's with its CI) and
-    validation-tuned F1; then the macro AUC over the categories."""
+    """One row per FRANK category (test split): presence count, each method's AUC (the type head's with its CI, and
+    among the summaries with an error), the reference of a perfect untyped detector, and validation-tuned F1; then
+    the macro AUCs over the categories."""
     rows = []
     for category, part in categories.groupby("category", sort=False):
         by_method = part.set_index("method")
@@ -221,10 +228,18 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
                 row["type head AUC 95% CI"] = interval(
                     by_method.loc[method, "roc_auc_ci_low"], by_method.loc[method, "roc_auc_ci_high"], decimals=3
                 )
+                row["type head AUC among errors"] = by_method.loc[method, "roc_auc_among_errors"]
         row.update({f"{name} F1": by_method.loc[method, "f1"] for method, name in ERROR_TYPE_METHODS.items()})
         rows.append(row)
     macro = report.get("macro_roc_auc", {})
-    rows.append({"category": "macro", **{f"{name} AUC": macro.get(method) for method, name in ERROR_TYPE_METHODS.items()}})
+    among_errors = report.get("macro_roc_auc_among_errors", {}).get("type_head")
+    rows.append(
+        {
+            "category": "macro",
+            **{f"{name} AUC": macro.get(method) for method, name in ERROR_TYPE_METHODS.items()},
+            "type head AUC among errors": among_errors,
+        }
+    )
     return pd.DataFrame(rows).astype({"n": "Int64", "present": "Int64"})
 
 

@@ -7,10 +7,14 @@ factlab.metaeval.error_types.
 
 categories.csv: per category (EntE, CircE, RelE, OutE, CorefE) and method — `type_head` (an unsupported
 sentence of that type), `unsupported` (1 - the AlignScore score, the same for every category: what the type
-adds), `rule` (novel words of the category's kind), `majority` (a constant) — the test split's ROC AUC and its
-document-bootstrap CI, the F1 of presence at the threshold that maximises F1 on the validation split, and the
-counts. confusion.csv: the predicted top type against the annotated one, on the test summaries with exactly one
-evaluated category. metrics.json: the AUC per category and method, and the macro AUC over the five.
+adds), `rule` (novel words of the category's kind), `majority` (a constant), and `perfect_detector`, a reference
+rather than a method: the annotations' own "has any of the five errors", the same for every category, so the
+AUC a detector that is always right but never types would reach — the test split's ROC AUC and its
+document-bootstrap CI, the ROC AUC among the test summaries with at least one of the five errors (how well a
+method tells the types apart once there is an error), the F1 of presence at the threshold that maximises F1 on
+the validation split, and the counts. confusion.csv: the predicted top type against the annotated one, on the
+test summaries with exactly one evaluated category. metrics.json: the AUC per category and method, and the macro
+AUCs over the five.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import token_f1
 
 LOG = logging.getLogger(__name__)
-METHODS = ("type_head", "unsupported", "rule", "majority")
+METHODS = ("type_head", "unsupported", "rule", "majority", "perfect_detector")
 VALIDATION, EVALUATED = "validation", "test"
 
 
@@ -82,19 +86,36 @@ def summary_table(data: pd.DataFrame, scores: pd.DataFrame, *, scores_path: str)
     words = parsed_words(joined["output"].astype(str).tolist() + joined["source"].astype(str).tolist())
     rules = [rule_scores(words[o], words[s]) for o, s in zip(joined["output"], joined["source"], strict=True)]
     columns: dict[str, Any] = {"example_id": joined["example_id"], "doc_id": joined["doc_id"], "split": joined["split"]}
+    any_present = np.zeros(len(joined), dtype=bool)
     for name in EVALUATED_TYPES:
         columns[f"{name}_present"] = category_present(joined[name])
+        any_present |= np.asarray(columns[f"{name}_present"], dtype=bool)
+    columns["any_present"] = any_present
+    for name in EVALUATED_TYPES:
         columns[f"{name}_type_head"] = [row[name] for row in typed]
         columns[f"{name}_unsupported"] = 1.0 - joined["score"].to_numpy(dtype=float)
         columns[f"{name}_rule"] = [row[name] for row in rules]
         columns[f"{name}_majority"] = 0.0
+        columns[f"{name}_perfect_detector"] = any_present.astype(float)
     table = pd.DataFrame(columns)
     counts["without_type_scores"] = int(table[[f"{name}_type_head" for name in EVALUATED_TYPES]].isna().any(axis=1).sum())
     return table.dropna().reset_index(drop=True), counts
 
 
+def auc_among_errors(present: np.ndarray, score: np.ndarray) -> float:
+    """ROC AUC of `score` for one category among summaries that have some error: 0.5 for a score that is constant
+    there (it ranks nothing), NaN where the category is always or never present."""
+    if np.ptp(score) == 0:
+        return 0.5
+    try:
+        return presence_auc(present, score)
+    except StatisticsError:
+        return np.nan
+
+
 def category_rows(table: pd.DataFrame, settings: argparse.Namespace) -> list[dict[str, Any]]:
     validation, evaluated = table[table["split"] == VALIDATION], table[table["split"] == EVALUATED]
+    with_errors = evaluated["any_present"].to_numpy(dtype=bool)
     rows = []
     for name in EVALUATED_TYPES:
         gold = evaluated[f"{name}_present"].to_numpy()
@@ -128,6 +149,7 @@ def category_rows(table: pd.DataFrame, settings: argparse.Namespace) -> list[dic
                     "roc_auc": auc,
                     "roc_auc_ci_low": low,
                     "roc_auc_ci_high": high,
+                    "roc_auc_among_errors": auc_among_errors(gold[with_errors], score[with_errors]),
                     "threshold": threshold,
                     "f1": token_f1(gold, (score >= threshold).astype(np.int64)),
                 }
@@ -157,13 +179,16 @@ def run_error_types(args: argparse.Namespace) -> None:
     matrix = confusion_frame(table)
     write_text(matrix.to_csv(), args.confusion)
     macro = {method: float(rows.loc[rows["method"] == method, "roc_auc"].mean()) for method in METHODS}
+    macro_among_errors = {method: float(rows.loc[rows["method"] == method, "roc_auc_among_errors"].mean()) for method in METHODS}
     write_report(
         {
             "counts": counts,
             "validation_summaries": int((table["split"] == VALIDATION).sum()),
             "test_summaries": int((table["split"] == EVALUATED).sum()),
             "single_type_test_summaries": int(matrix.to_numpy().sum()),
+            "test_summaries_with_errors": int(table.loc[table["split"] == EVALUATED, "any_present"].sum()),
             "macro_roc_auc": macro,
+            "macro_roc_auc_among_errors": macro_among_errors,
             "confusion_accuracy": float(np.trace(matrix.to_numpy()) / max(matrix.to_numpy().sum(), 1)),
         },
         args.report,
