@@ -14,7 +14,7 @@ from sklearn.metrics import f1_score as sklearn_f1
 from sklearn.metrics import roc_auc_score
 
 from factlab.data.registry import get_spec
-from factlab.metaeval.analyses.error_types import run_error_types
+from factlab.metaeval.analyses.error_types import auc_among_errors, run_error_types
 from factlab.metaeval.error_types import (
     EVALUATED_TYPES,
     Word,
@@ -67,6 +67,12 @@ def test_auc_f1_and_threshold_against_scikit_learn():
     assert sklearn_f1(present, score >= threshold) == pytest.approx(best)
 
 
+def test_auc_among_errors_degenerate_cases():
+    assert auc_among_errors(np.array([1, 0, 1]), np.array([0.2, 0.2, 0.2])) == 0.5  # a constant: ties count half
+    assert np.isnan(auc_among_errors(np.array([1, 1, 1]), np.array([0.1, 0.5, 0.9])))  # always present
+    assert np.isnan(auc_among_errors(np.array([], dtype=int), np.array([])))  # no summary with an error
+
+
 def test_confusion_counts():
     matrix = confusion(["EntE", "RelE", "EntE"], ["EntE", "EntE", "CircE"])
     assert matrix[0, 0] == 1 and matrix[0, 2] == 1 and matrix[1, 0] == 1 and matrix.sum() == 3
@@ -87,7 +93,8 @@ def test_command_on_real_frank_summaries(frank: pd.DataFrame, tmp_path: Path):
     for row in frank.itertuples(index=False):
         ent = float(row.EntE < 1)
         types = {name: (ent if name == "EntE" else float(rng.random())) for name in EVALUATED_TYPES}
-        records.append({"example_id": row.example_id, "score": 0.5, "sentences": [{"support": 0.0, "error_types": types}]})
+        score = float(rng.random())  # an untyped AlignScore score, the same for every category
+        records.append({"example_id": row.example_id, "score": score, "sentences": [{"support": 0.0, "error_types": types}]})
     frank.to_parquet(tmp_path / "data.parquet")
     pd.DataFrame(records).to_parquet(tmp_path / "scores.parquet")
     args = argparse.Namespace(
@@ -122,8 +129,20 @@ def test_command_on_real_frank_summaries(frank: pd.DataFrame, tmp_path: Path):
     among = np.asarray(relation)[any_error.to_numpy()]
     expected = roc_auc_score(present["RelE"][any_error], among)
     assert rows.loc[("RelE", "type_head"), "roc_auc_among_errors"] == pytest.approx(expected, abs=1e-6)
+    # 1 - AlignScore among the summaries with an error, and its macro over the five, by scikit-learn
+    unsupported = 1 - pd.DataFrame(records).set_index("example_id").loc[test["example_id"], "score"].to_numpy()
+    expected_among = {
+        name: roc_auc_score(present[name][any_error], unsupported[any_error.to_numpy()]) for name in EVALUATED_TYPES
+    }
+    for name, value in expected_among.items():
+        assert rows.loc[(name, "unsupported"), "roc_auc_among_errors"] == pytest.approx(value, abs=1e-6)
     report = json.loads(Path(args.report).read_text())
     assert report["test_summaries_with_errors"] == int(any_error.sum())
+    assert report["macro_roc_auc_among_errors"]["unsupported"] == pytest.approx(np.mean(list(expected_among.values())), abs=1e-6)
+    # the perfect detector reads the annotations: a reference in the report, never a method in metrics.json
+    metrics = json.loads(Path(args.out_metrics).read_text())
+    assert "perfect_detector" in report["macro_roc_auc"] and "perfect_detector" not in metrics["macro_roc_auc"]
+    assert "perfect_detector" not in metrics["EntE"] and "type_head" in metrics["EntE"]
     assert report["test_summaries"] == len(test) and report["validation_summaries"] == int((frank["split"] == "validation").sum())
     matrix = pd.read_csv(args.confusion, index_col=0)
     single = (test[list(EVALUATED_TYPES)] < 1).sum(axis=1) == 1

@@ -168,7 +168,7 @@ def test_error_types_table_one_row_per_category_then_the_macro_auc() -> None:
             )  # fmt: skip
     report = {
         "macro_roc_auc": {"type_head": 0.65, "unsupported": 0.55, "rule": 0.52, "majority": 0.5, "perfect_detector": 0.8},
-        "macro_roc_auc_among_errors": {"type_head": 0.55},
+        "macro_roc_auc_among_errors": {"type_head": 0.55, "unsupported": 0.45, "rule": 0.5},
     }
     table = error_types_frame(pd.DataFrame(rows), report)
     assert list(table["category"]) == ["EntE", "RelE", "macro"]
@@ -179,6 +179,8 @@ def test_error_types_table_one_row_per_category_then_the_macro_auc() -> None:
     macro = table.iloc[2]
     assert macro["type head AUC"] == 0.65 and pd.isna(macro["n"])
     assert (macro["perfect detector AUC"], macro["type head AUC among errors"]) == (0.8, 0.55)
+    assert (macro["unsupported AUC among errors"], macro["rule AUC among errors"]) == (0.45, 0.5)
+    assert ente["unsupported AUC among errors"] == pytest.approx(0.45) and "majority AUC among errors" not in table
 
 
 def test_correction_table_in_percent():

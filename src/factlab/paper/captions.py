@@ -136,9 +136,10 @@ ERROR_TYPES = (
     "rule: the share of the summary's words of the category's kind its source lacks (entity nouns, numbers and "
     "dates, verbs, content words) or its pronoun count (CorefE); majority: a constant; perfect detector, a "
     "reference: the annotations' own 'has any of the five errors', the AUC of a detector that is always right but "
-    "never types. ROC AUC (the type head's with a 95\\% CI from a bootstrap over articles, and among the summaries "
-    "with an error: how well it tells the types apart) and F1 at the threshold that maximises F1 on FRANK's "
-    "validation split; macro: the mean AUC over the five categories."
+    "never types. ROC AUC (the type head's with a 95\\% CI from a bootstrap over articles; for the type head, "
+    "unsupported and rule also among the summaries with an error: how well each tells the types apart, 0.5 for a "
+    "constant) and F1 at the threshold that maximises F1 on FRANK's validation split; macro: the mean AUC over the "
+    "five categories."
 )
 
 CORRECTION = (

@@ -208,6 +208,7 @@ ERROR_TYPE_METHODS = {
     "majority": "majority",
     "perfect_detector": "perfect detector",
 }
+TYPING = {"type_head": "type head", "unsupported": "unsupported", "rule": "rule"}  # their AUC among errors too
 
 
 def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.DataFrame:
@@ -228,16 +229,16 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
                 row["type head AUC 95% CI"] = interval(
                     by_method.loc[method, "roc_auc_ci_low"], by_method.loc[method, "roc_auc_ci_high"], decimals=3
                 )
-                row["type head AUC among errors"] = by_method.loc[method, "roc_auc_among_errors"]
+        row.update({f"{name} AUC among errors": by_method.loc[method, "roc_auc_among_errors"] for method, name in TYPING.items()})
         row.update({f"{name} F1": by_method.loc[method, "f1"] for method, name in ERROR_TYPE_METHODS.items()})
         rows.append(row)
     macro = report.get("macro_roc_auc", {})
-    among_errors = report.get("macro_roc_auc_among_errors", {}).get("type_head")
+    among_errors = report.get("macro_roc_auc_among_errors", {})
     rows.append(
         {
             "category": "macro",
             **{f"{name} AUC": macro.get(method) for method, name in ERROR_TYPE_METHODS.items()},
-            "type head AUC among errors": among_errors,
+            **{f"{name} AUC among errors": among_errors.get(method) for method, name in TYPING.items()},
         }
     )
     return pd.DataFrame(rows).astype({"n": "Int64", "present": "Int64"})
@@ -258,7 +259,7 @@ def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFra
             "human-consistent": row.n_human_consistent,
             "over-corrected": row.n_over_corrected,
             "over-correction %": 100 * row.over_correction,
-            "over-correction 95% CI": interval(100 * row.over_correction_ci_low, 100 * row.over_correction_ci_high),
+            "over-correction 95% CI": interval(row.over_correction_ci_low, row.over_correction_ci_high, scale=100),
             "ROUGE-L (changed)": row.rouge_l_changed,
         }
         for row in systems.itertuples(index=False)

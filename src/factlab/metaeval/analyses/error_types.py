@@ -13,8 +13,9 @@ AUC a detector that is always right but never types would reach — the test spl
 document-bootstrap CI, the ROC AUC among the test summaries with at least one of the five errors (how well a
 method tells the types apart once there is an error), the F1 of presence at the threshold that maximises F1 on
 the validation split, and the counts. confusion.csv: the predicted top type against the annotated one, on the
-test summaries with exactly one evaluated category. metrics.json: the AUC per category and method, and the macro
-AUCs over the five.
+test summaries with exactly one evaluated category. report.json: the macro AUCs over the five, overall and among
+errors. metrics.json: the AUC per category and method and the macro AUC over the five, methods only (not the
+perfect detector, which reads the annotations).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import token_f1
 
 LOG = logging.getLogger(__name__)
-METHODS = ("type_head", "unsupported", "rule", "majority", "perfect_detector")
+METHODS = ("type_head", "unsupported", "rule", "majority")
+REFERENCES = ("perfect_detector",)  # read the annotations: shown beside the methods, never reported as one
 VALIDATION, EVALUATED = "validation", "test"
 
 
@@ -103,10 +105,10 @@ def summary_table(data: pd.DataFrame, scores: pd.DataFrame, *, scores_path: str)
 
 
 def auc_among_errors(present: np.ndarray, score: np.ndarray) -> float:
-    """ROC AUC of `score` for one category among summaries that have some error: 0.5 for a score that is constant
-    there (it ranks nothing), NaN where the category is always or never present."""
-    if np.ptp(score) == 0:
-        return 0.5
+    """ROC AUC of `score` for one category among summaries that have some error (ties count half, so a constant
+    gets 0.5); NaN where there are none, or the category is always or never present among them."""
+    if len(present) == 0:
+        return np.nan
     try:
         return presence_auc(present, score)
     except StatisticsError:
@@ -119,7 +121,7 @@ def category_rows(table: pd.DataFrame, settings: argparse.Namespace) -> list[dic
     rows = []
     for name in EVALUATED_TYPES:
         gold = evaluated[f"{name}_present"].to_numpy()
-        for method in METHODS:
+        for method in (*METHODS, *REFERENCES):
             score = evaluated[f"{name}_{method}"].to_numpy(dtype=float)
             threshold = best_f1_threshold(validation[f"{name}_present"].to_numpy(), validation[f"{name}_{method}"].to_numpy())
             auc = low = high = np.nan
@@ -178,8 +180,9 @@ def run_error_types(args: argparse.Namespace) -> None:
     write_text(rows.to_csv(index=False, float_format="%.6g"), args.out)
     matrix = confusion_frame(table)
     write_text(matrix.to_csv(), args.confusion)
-    macro = {method: float(rows.loc[rows["method"] == method, "roc_auc"].mean()) for method in METHODS}
-    macro_among_errors = {method: float(rows.loc[rows["method"] == method, "roc_auc_among_errors"].mean()) for method in METHODS}
+    shown = (*METHODS, *REFERENCES)
+    macro = {method: float(rows.loc[rows["method"] == method, "roc_auc"].mean()) for method in shown}
+    macro_among_errors = {method: float(rows.loc[rows["method"] == method, "roc_auc_among_errors"].mean()) for method in shown}
     write_report(
         {
             "counts": counts,
@@ -193,7 +196,7 @@ def run_error_types(args: argparse.Namespace) -> None:
         },
         args.report,
     )
-    metrics: dict[str, Any] = {"macro_roc_auc": {method: headline_number(value) for method, value in macro.items()}}
-    for row in rows.itertuples(index=False):
+    metrics: dict[str, Any] = {"macro_roc_auc": {method: headline_number(macro[method]) for method in METHODS}}
+    for row in rows[rows["method"].isin(METHODS)].itertuples(index=False):
         metrics.setdefault(row.category, {})[row.method] = headline_number(row.roc_auc)
     write_json(metrics, args.out_metrics)
