@@ -208,7 +208,7 @@ ERROR_TYPE_METHODS = {
     "majority": "majority",
     "perfect_detector": "perfect detector",
 }
-TYPING = {"type_head": "type head", "unsupported": "unsupported", "rule": "rule"}  # their AUC among errors too
+TYPING = ("type_head", "unsupported", "rule")  # methods whose AUC among errors is shown too
 
 
 def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.DataFrame:
@@ -229,7 +229,7 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
                 row["type head AUC 95% CI"] = interval(
                     by_method.loc[method, "roc_auc_ci_low"], by_method.loc[method, "roc_auc_ci_high"], decimals=3
                 )
-        row.update({f"{name} AUC among errors": by_method.loc[method, "roc_auc_among_errors"] for method, name in TYPING.items()})
+        row.update({f"{ERROR_TYPE_METHODS[m]} AUC among errors": by_method.loc[m, "roc_auc_among_errors"] for m in TYPING})
         row.update({f"{name} F1": by_method.loc[method, "f1"] for method, name in ERROR_TYPE_METHODS.items()})
         rows.append(row)
     macro = report.get("macro_roc_auc", {})
@@ -238,7 +238,7 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
         {
             "category": "macro",
             **{f"{name} AUC": macro.get(method) for method, name in ERROR_TYPE_METHODS.items()},
-            **{f"{name} AUC among errors": among_errors.get(method) for method, name in TYPING.items()},
+            **{f"{ERROR_TYPE_METHODS[method]} AUC among errors": among_errors.get(method) for method in TYPING},
         }
     )
     return pd.DataFrame(rows).astype({"n": "Int64", "present": "Int64"})
