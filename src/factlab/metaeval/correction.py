@@ -69,8 +69,8 @@ def system_rows(frame: pd.DataFrame, judge_threshold: float, confidence: float =
     for system, group in [*sorted(frame.groupby("system")), ("all", frame)]:
         changed = group["changed"].to_numpy(dtype=bool)
         consistent = group["label"].to_numpy(dtype=np.int64) == 1
-        over_corrected = int(changed[consistent].sum())
-        low, high = wilson_interval(over_corrected, int(consistent.sum()), confidence)
+        n_consistent, over_corrected = int(consistent.sum()), int(changed[consistent].sum())
+        low, high = wilson_interval(over_corrected, n_consistent, confidence)
         rows.append(
             {
                 "system": system,
@@ -78,9 +78,9 @@ def system_rows(frame: pd.DataFrame, judge_threshold: float, confidence: float =
                 "n_changed": int(changed.sum()),
                 "judge_consistent_before": float((group["judge_before"] >= judge_threshold).mean()),
                 "judge_consistent_after": float((group["judge_after"] >= judge_threshold).mean()),
-                "n_human_consistent": int(consistent.sum()),
+                "n_human_consistent": n_consistent,
                 "n_over_corrected": over_corrected,
-                "over_correction": float(changed[consistent].mean()) if consistent.any() else np.nan,
+                "over_correction": over_corrected / n_consistent if n_consistent else np.nan,
                 "over_correction_ci_low": low,
                 "over_correction_ci_high": high,
                 "rouge_l_changed": float(group.loc[changed, "rouge_l"].mean()) if changed.any() else np.nan,
