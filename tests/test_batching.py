@@ -1,10 +1,10 @@
-"""factlab.batching.length_batches, each limit worked by hand."""
+"""factlab.batching: length_batches and width_batches, each limit worked by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from factlab.batching import length_batches
+from factlab.batching import length_batches, padded_width, width_batches
 
 
 def lengths_of(batches: list[list[int]], lengths: list[int]) -> list[list[int]]:
@@ -42,3 +42,33 @@ def test_a_row_over_the_budget_is_a_batch_of_its_own() -> None:
 def test_rows_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_rows"):
         length_batches([1], max_rows=0)
+
+
+def test_a_rows_padded_width_depends_on_its_length_alone() -> None:
+    # steps of 8 up to 128 pieces, 16 up to 256, 32 beyond; never past the model's limit unless the row is longer
+    assert [padded_width(n) for n in (1, 8, 9, 64, 127, 128, 129, 256, 257, 480, 481)] == [
+        8,
+        8,
+        16,
+        64,
+        128,
+        128,
+        144,
+        256,
+        288,
+        480,
+        512,
+    ]
+    assert padded_width(500, limit=510) == 510 and padded_width(600, limit=512) == 600
+    assert max((padded_width(n) - n) / n for n in range(65, 4096)) <= 0.125
+    with pytest.raises(ValueError, match="at least one piece"):
+        padded_width(0)
+
+
+def test_width_batches_hold_rows_of_one_width_within_the_budget() -> None:
+    lengths = [5, 50, 7, 12, 40, 3, 33, 8, 130]
+    batches = width_batches(lengths, max_rows=3, token_budget=100)
+    # widths: 3,5,7,8 -> 8; 12 -> 16; 33,40 -> 40; 50 -> 56; 130 -> 144 (over the budget: alone)
+    # budget 100: 12 rows of 8 (max_rows 3 binds), 6 of 16, 2 of 40, 1 of 56, 1 of 144
+    assert batches == [([5, 0, 2], 8), ([7], 8), ([3], 16), ([6, 4], 40), ([1], 56), ([8], 144)]
+    assert all(len({padded_width(lengths[i]) for i in rows}) == 1 for rows, _ in batches)

@@ -5,7 +5,7 @@
     checker = factlab.Checker()                        # load once ...
     frame = checker.check(sources, outputs)            # ... score many times
 
-The model is the checker folder `results/checker/model` (`make run` builds it, `make pull` fetches it), or
+The model is the checker folder `results/checker/model` (`make checker` builds it alone, `make run` with the rest), or
 `model=`: another checker folder, a trained aligner folder, or a hub id / folder of an NLI classifier. Scores
 are the pipeline's AlignScore scores (`factlab score alignscore`, same sentence splitter, chunks, support head,
 aggregation and engine): the output's sentences are each checked against the source's chunks, a sentence's
@@ -19,14 +19,15 @@ chunk that supports it best) and `evidence` (the source sentences of that chunk 
 first, with their offsets in the source and support); and `spans`: the output's unsupported phrases, when the
 model has a token head (factlab.models.token_support): character offsets in the output, the text, the
 largest P(unsupported) of its words, the output sentence it lies in, and a one-sentence explanation from its
-sentence's evidence (factlab.checker.explain); and `correction`, for an output with spans: the output with the
+sentence's evidence (factlab.checker.explain); and `correction`, for an inconsistent output with spans: the output with the
 fixes the checker itself then finds supported (factlab.checker.correct), and each edit with its offsets and the
-sentence's support before and after (null for an output without spans); a word is marked when its
-P(unsupported) passes the token threshold recorded with the model.
+sentence's support before and after (null for an output the checker finds consistent or without spans); a word is
+marked when its P(unsupported) passes the token threshold recorded with the model.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
 from factlab.checker.explain import span_records
 
+ROWS_PER_STEP = 32  # pairs checked together: a step of the progress bar, and what is held in memory at once
 RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
 
 
@@ -79,11 +81,24 @@ class Checker:
         return self.check_pairs(pairs_frame(sources, outputs, ids))
 
     def check_pairs(self, pairs: pd.DataFrame) -> pd.DataFrame:
-        """`check` on a frame of `id, source, output` (factlab.checker.inputs)."""
+        """`check` on a frame of `id, source, output` (factlab.checker.inputs), `ROWS_PER_STEP` rows at a time under
+        one progress bar (a row's answer does not depend on the rows checked with it: factlab.batching)."""
+        from tqdm import tqdm
+
+        steps = []
+        with tqdm(total=len(pairs), desc="factlab check", unit="pair", disable=not self.progress, file=sys.stderr) as bar:
+            for start in range(0, len(pairs), ROWS_PER_STEP):
+                step = pairs.iloc[start : start + ROWS_PER_STEP]
+                steps.append(self.check_step(step))
+                bar.update(len(step))
+        return pd.concat(steps, ignore_index=True) if steps else pd.DataFrame(columns=list(RESULT_COLUMNS))
+
+    def check_step(self, pairs: pd.DataFrame) -> pd.DataFrame:
+        """`check_pairs` on a few rows, with no progress bar of its own."""
         localiser = self.localiser
         flags = [judge_flags(source, output) for source, output in zip(pairs["source"], pairs["output"], strict=True)]
         scorable = [not set(found) & set(UNSCORABLE) for found in flags]
-        scored = score_frame(pairs[scorable], self.scorer, self.settings, progress=self.progress)
+        scored = score_frame(pairs[scorable], self.scorer, self.settings, progress=False)
         by_id = dict(zip(scored["example_id"], scored.to_dict("records"), strict=True))
         rows = []
         outputs = dict(zip(pairs["id"].astype(str), pairs["output"].astype(str), strict=True))
@@ -114,15 +129,18 @@ class Checker:
     def corrections(
         self, rows: list[dict[str, Any]], by_id: dict[str, Any], outputs: dict[str, str], sources: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
-        """id -> the suggested fix of each output with unsupported spans (factlab.checker.correct): the corrected text
-        and its edits, the output unchanged and no edit where no candidate helps (whatever the other rows offer); one
-        engine call scores every candidate and every sentence it would replace."""
+        """id -> the suggested fix of each output found inconsistent with unsupported spans (`failing`;
+        factlab.checker.correct): the corrected text and its edits, the output unchanged and no edit where no candidate
+        helps (whatever the other rows offer); one engine call scores every candidate and every sentence it would
+        replace."""
         from factlab.checker.correct import apply_edits, choose_edits, span_candidates
         from factlab.models.engine import score_pairs
         from factlab.models.support_heads import with_support_head
 
         candidates = []
         for position, row in enumerate(rows):
+            if not failing(row):
+                continue
             details = (by_id.get(row["id"]) or {}).get("sentences")
             for index, span in enumerate(row["spans"]):
                 if details is None or span["sentence"] is None:
@@ -134,17 +152,23 @@ class Checker:
             originals = sorted({(c.premise, c.original) for c in candidates})
             pairs = originals + [(c.premise, c.sentence) for c in candidates]
             reader = with_support_head(self.scorer, self.settings.support_head)
-            engine = engine_settings(self.settings, self.scorer, progress=self.progress)
+            engine = engine_settings(self.settings, self.scorer, progress=False)
             supports = score_pairs(reader, pairs, engine, description="corrections").scores
             before = dict(zip(originals, supports[: len(originals)], strict=True))
             chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
         result = {}
         for position, row in enumerate(rows):
             edits = [edit for (index, _), edit in chosen.items() if index == position]
-            if row["spans"]:
+            if failing(row):
                 text, records = apply_edits(outputs[row["id"]], edits)
                 result[row["id"]] = {"text": text, "edits": records}
         return result
+
+
+def failing(row: dict[str, Any]) -> bool:
+    """Whether an output gets a correction: the checker finds it inconsistent and marks spans in it. An output it
+    finds consistent is never changed, whatever its spans."""
+    return row["consistent"] is False and bool(row["spans"])
 
 
 def check(
@@ -175,7 +199,7 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
             "output": pairs["output"].tolist(),
         }
     )
-    sentences, _ = sentence_units(examples, "check", settings.sentence_splitter)
+    sentences, _ = sentence_units(examples, "check", settings.sentence_splitter, progress=progress)
     alignscore = AlignScoreSettings(
         settings.words_per_chunk,
         settings.chunk_policy,  # type: ignore[arg-type]

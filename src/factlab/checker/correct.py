@@ -5,7 +5,10 @@ For each span (factlab.checker.api: the token head's phrases) the candidates are
   numbers where the span holds a number, their capitalised names where it holds a name
   (factlab.checker.explain's patterns), each not already in the output;
 - deletion of the span (with the space before it), where no replacement is offered, the span does not open its
-  sentence, and at least `MIN_WORDS_LEFT` words remain.
+  sentence, at least `MIN_WORDS_LEFT` words remain, and the sentence stays grammatical (`deletion_keeps_grammar`:
+  the span is whole modifiers in the sentence's dependency parse, so what remains is the same sentence without
+  them).
+An edit replaces or removes whole words only (`on_word_boundaries`): "200million" never becomes "11million".
 
 Every candidate sentence is scored against the sentence's best chunk by the checker's own reading (one engine
 call for all of a batch's candidates); the best candidate is kept when its support reaches the decision
@@ -16,6 +19,7 @@ offsets in the original output.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +27,38 @@ from typing import Any
 from factlab.checker.explain import NAME, NUMBER, alternatives
 
 MIN_WORDS_LEFT = 3  # a deletion that leaves fewer words leaves no claim to check
+# Dependency relations (spaCy's English labels) of a phrase a sentence stays grammatical without: adjectival, adverbial
+# and numeric modifiers, prepositional phrases, compounds, relative and participial clauses, appositions. Subjects,
+# objects, verbs, determiners, possessives and the like are needed by what remains.
+REMOVABLE_RELATIONS = frozenset({"amod", "advmod", "npadvmod", "nummod", "quantmod", "compound", "prep", "acl", "relcl", "appos"})
+DANGLING_PUNCTUATION = re.compile(r"^\s*[,;:]|[,;:]\s*[,;:.!?]")
+
+
+def on_word_boundaries(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] begins and ends at word boundaries (no letter or digit on both sides of either end)."""
+    inside_start = start > 0 and start < len(text) and text[start - 1].isalnum() and text[start].isalnum()
+    inside_end = 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
+    return not inside_start and not inside_end
+
+
+def deletion_keeps_grammar(sentence: str, start: int, end: int) -> bool:
+    """Whether `sentence` without sentence[start:end] is still grammatical, read off its dependency parse (spaCy's
+    `en_core_web_sm`): the span's tokens are whole subtrees (every word that depends on one of them is in it), each
+    attached to the rest by a `REMOVABLE_RELATIONS` relation, and no punctuation is left dangling (", ," or a comma
+    opening the sentence)."""
+    from factlab.runtime import PARSE_ONLY, load_spacy
+
+    doc = load_spacy(PARSE_ONLY)(sentence)
+    inside = [token for token in doc if token.idx < end and token.idx + len(token) > start]
+    if not inside or any(token.idx < start or token.idx + len(token) > end for token in inside):
+        return False  # the span cuts a token
+    indices = {token.i for token in inside}
+    if any(descendant.i not in indices for token in inside for descendant in token.subtree):
+        return False
+    tops = [token for token in inside if token.head.i not in indices or token.head.i == token.i]
+    if any(token.dep_ not in REMOVABLE_RELATIONS for token in tops):
+        return False
+    return not DANGLING_PUNCTUATION.search(sentence[:start] + sentence[end:])
 
 
 @dataclass(frozen=True)
@@ -53,14 +89,19 @@ def span_candidates(
         if matches and evidence:
             # the span's own number or name is what changes: replace that part, keep the rest of the span
             first = matches[0]
+            a, b = start + first.start(), start + first.end()
+            if not on_word_boundaries(output, a, b):
+                continue
             for option in alternatives(pattern, text, evidence, output):
-                options.append((start + first.start(), start + first.end(), option))
+                options.append((a, b, option))
     # deletion, the fallback for content no evidence sentence offers a replacement for (not a sentence's opening
     # words, its subject as a rule): the span and the space before it
     a, b = start, end
-    if not options and a > s_start and output[a - 1] == " ":
+    if not options and a > s_start and output[a - 1] == " " and on_word_boundaries(output, a, b):
         a -= 1
-        if len((output[s_start:a] + output[b:s_end]).split()) >= MIN_WORDS_LEFT:
+        if len((output[s_start:a] + output[b:s_end]).split()) >= MIN_WORDS_LEFT and deletion_keeps_grammar(
+            original, start - s_start, b - s_start
+        ):
             options.append((a, b, ""))
     candidates = []
     for a, b, replacement in options:

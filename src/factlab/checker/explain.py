@@ -87,7 +87,7 @@ def span_records(
     sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
     records = []
     words = scored_words(result.get("tokens"), output, source, localiser)
-    for start, end, probability in phrases_from_words(output, words, threshold):
+    for start, end, probability in phrases_from_words(output, words, threshold, sorted(start for start, _ in sentences)):
         sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
         detail = result["sentences"][sentence] if sentence is not None else {}
         found = detail.get("evidence")

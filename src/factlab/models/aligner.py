@@ -150,6 +150,14 @@ class AlignerNetwork(nn.Module):
         return logits
 
 
+def token_probabilities(logits: torch.Tensor) -> torch.Tensor:
+    """P(unsupported) of every cell of a [batch, tokens] logit matrix, one row at a time. An elementwise op over the
+    whole matrix computes its last (cells mod the vector width) cells on the scalar path, which rounds differently
+    from the vector one (1 ulp), so a row's values would depend on where in its batch it lies; row by row, every row
+    takes the same path."""
+    return torch.cat([torch.sigmoid(row.float()) for row in logits.split(1)])
+
+
 def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
     mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
     return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
@@ -207,7 +215,7 @@ class AlignerScorer:
             raise FactlabError(f"aligner {self.identity} has no token head: it was trained without `token_head`")
         logits = self.network(input_ids, attention_mask, token_type_ids if self.token_types else None)
         types = torch.softmax(logits["error_type"].float(), dim=-1) if "error_type" in logits else None
-        return torch.softmax(logits["three_way"].float(), dim=-1), torch.sigmoid(logits["unsupported"].float()), types
+        return torch.softmax(logits["three_way"].float(), dim=-1), token_probabilities(logits["unsupported"]), types
 
 
 class DeferredAlignerScorer(AlignerScorer):

@@ -10,8 +10,10 @@ through the same loop (`_score`), so both get everything below. The engine
   [SEP]` (the tokenizer's own special tokens, or the scorer's own `template`: a yes/no model's
   prompt) cutting the premise, then if need be the hypothesis, to `max_length`: every cut is
   counted and flagged per pair, never silent;
-- sorts by length and packs batches under a token budget (batch rows x longest row), so padding
-  is at most the length spread inside a batch, not everything to 512;
+- pads each pair to a width that depends on its own length alone (`factlab.batching.padded_width`: at most 12.5%
+  more) and packs pairs of one width into batches under a token budget (rows x width), so a pair's score is the
+  same to the last bit whatever else is scored with it (alone, inside a file of thousands, in any order), and
+  padding stays small, not everything to 512;
 - runs under `torch.inference_mode`, in bf16 autocast when asked (`precision`: bf16, or auto where
   the device has native bf16, `resolve_precision`; CPU or CUDA), fp32 otherwise.
   A bf16 score is cached under its own key: it never answers for an fp32 one.
@@ -43,7 +45,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from factlab.batching import length_batches
+from factlab.batching import width_batches
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
 from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
@@ -344,9 +346,10 @@ def _encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: 
 
 
 def pad_batch(
-    encoded: EncodedPairs, rows: Sequence[int], pad_id: int, device: torch.device
+    encoded: EncodedPairs, rows: Sequence[int], pad_id: int, device: torch.device, width: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Ids, attention mask and token types of `encoded`'s `rows`, right-padded to the longest, on `device`.
+    """Ids, attention mask and token types of `encoded`'s `rows`, right-padded to `width` (default: the longest row),
+    on `device`.
     Each cell says which segment it reads (prefix, premise, middle, hypothesis, suffix, padding) and where: a few
     whole-array numpy operations, no Python per row or per piece."""
     template = encoded.template
@@ -359,7 +362,10 @@ def pad_batch(
     hypothesis_from = middle_from + len(template.middle)
     suffix_from = hypothesis_from + hypothesis_kept
     end = suffix_from + len(template.suffix)
-    column = np.arange(int(end.max()))[None, :]
+    longest = int(end.max())
+    if width is not None and width < longest:
+        raise FactlabError(f"pad width {width} is narrower than the longest row ({longest} pieces)")
+    column = np.arange(longest if width is None else width)[None, :]
     specials = np.array([*template.prefix, *template.middle, *template.suffix, pad_id], dtype=np.int64)
     premise_cell = encoded.premise_start[rows][:, None] + column - premise_from
     hypothesis_cell = encoded.hypothesis_start[rows][:, None] + column - hypothesis_from
@@ -380,6 +386,13 @@ def pad_batch(
         torch.from_numpy(np.ascontiguousarray(array, dtype=np.int64)).to(device, non_blocking=non_blocking)
         for array in (ids, mask, types)
     )
+
+
+def two_rows_at_least(rows: Sequence[int]) -> list[int]:
+    """`rows`, a single row twice: a one-row matrix product takes another kernel path (matrix-vector) whose sums
+    round differently (a linear head's logits by up to 6e-8), so a batch always has two rows or more and a pair that
+    is alone in its width scores as it does among others. The copy's answer is dropped."""
+    return list(rows) * 2 if len(rows) == 1 else list(rows)
 
 
 def score_pairs(
@@ -443,14 +456,15 @@ def _score(
     pending = [todo[key] for key in todo_keys]
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else None
     lengths = encoded.lengths.tolist() if encoded is not None else []
-    batches = length_batches(lengths, max_rows=settings.max_batch_pairs, token_budget=settings.token_budget)
+    # nothing to score: no batch, and no read of the model (a deferred scorer then never loads its weights)
+    batches = width_batches(lengths, settings.max_batch_pairs, settings.token_budget, scorer.max_length) if lengths else []
     shapes: list[tuple[int, int]] = []
     answers: list[tuple[list[int], torch.Tensor]] = []
     with inference_context(precision, scorer.device):
-        for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
-            ids, mask, types = pad_batch(encoded, batch, scorer.tokenizer.pad_token_id, scorer.device)
+        for batch, width in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
+            ids, mask, types = pad_batch(encoded, two_rows_at_least(batch), scorer.tokenizer.pad_token_id, scorer.device, width)
             shapes.append(tuple(ids.shape))
-            answer = forward(ids, mask, types)
+            answer = forward(ids, mask, types)[: len(batch)]
             if kind == DISTRIBUTION:
                 _check_distribution_shape(answer, len(batch))
             # Read back later on a GPU (READBACK_BATCHES at a time): the next batches are padded and queued while

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from factlab.models.aligner import AlignerScorer
+from factlab.models.aligner import AlignerScorer, token_probabilities
 
 
 @dataclass
@@ -46,7 +46,7 @@ class TokenMemo:
 
     def record(self, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None, logits: dict[str, torch.Tensor]) -> None:
         three_way = torch.softmax(logits["three_way"].float(), dim=-1).cpu().numpy()
-        unsupported = torch.sigmoid(logits["unsupported"].float()).cpu().numpy()
+        unsupported = token_probabilities(logits["unsupported"]).cpu().numpy()
         error_types = torch.softmax(logits["error_type"].float(), dim=-1).cpu().numpy() if "error_type" in logits else None
         lengths = mask.sum(dim=1).tolist()
         for row, key in enumerate(row_keys(ids, lengths, types)):

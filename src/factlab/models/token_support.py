@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from factlab.batching import length_batches
+from factlab.batching import width_batches
 from factlab.models.aligner import ALIGNED, ERROR_TYPES, AlignerScorer
 from factlab.models.engine import (
     EngineSettings,
@@ -26,6 +26,7 @@ from factlab.models.engine import (
     pad_batch,
     resolve_precision,
     scorer_template,
+    two_rows_at_least,
 )
 
 
@@ -60,11 +61,15 @@ def score_tokens(
     unsupported: list[np.ndarray] = [np.empty(0)] * len(pairs)
     error_types = np.zeros((len(pairs), len(ERROR_TYPES)), dtype=np.float64) if scorer.has_type_head else None
     precision = resolve_precision(settings.precision, scorer.device)
-    batches = length_batches(encoded.lengths.tolist(), max_rows=settings.max_batch_pairs, token_budget=settings.token_budget)
+    lengths = encoded.lengths.tolist()
+    batches = width_batches(lengths, settings.max_batch_pairs, settings.token_budget, scorer.max_length)
     with inference_context(precision, scorer.device):
-        for batch in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
-            ids, mask, types = pad_batch(encoded, batch, scorer.tokenizer.pad_token_id, scorer.device)
-            probabilities, token_probabilities, type_probabilities = scorer.sequence_and_tokens(ids, mask, types)
+        for batch, width in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
+            ids, mask, types = pad_batch(encoded, two_rows_at_least(batch), scorer.tokenizer.pad_token_id, scorer.device, width)
+            outputs = scorer.sequence_and_tokens(ids, mask, types)
+            probabilities, token_probabilities, type_probabilities = (
+                None if output is None else output[: len(batch)] for output in outputs
+            )
             probabilities, token_probabilities = probabilities.cpu().numpy(), token_probabilities.cpu().numpy()
             if error_types is not None and type_probabilities is not None:
                 error_types[batch] = type_probabilities.cpu().numpy()

@@ -9,6 +9,7 @@ probability.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,15 +39,18 @@ def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) ->
     return words
 
 
-def phrases_from_words(text: str, words: Sequence[tuple[int, int, float]], threshold: float) -> list[tuple[int, int, float]]:
+def phrases_from_words(
+    text: str, words: Sequence[tuple[int, int, float]], threshold: float, breaks: Sequence[int] = ()
+) -> list[tuple[int, int, float]]:
     """(start, end, probability) of each phrase of flagged words (P(unsupported) > threshold, i.e. support below
     1 - threshold, the localisation analysis's rule); words separated only by spaces merge, each phrase with its
-    largest probability."""
+    largest probability, except across a break (the start of a sentence, sorted), so a phrase lies in one sentence."""
     phrases: list[list[float]] = []
     for start, end, probability in words:
         if probability <= threshold:
             continue
-        if phrases and not text[int(phrases[-1][1]) : start].strip():
+        after_break = bisect_right(breaks, start) != bisect_right(breaks, int(phrases[-1][0])) if phrases else False
+        if phrases and not after_break and not text[int(phrases[-1][1]) : start].strip():
             phrases[-1][1], phrases[-1][2] = end, max(phrases[-1][2], probability)
         else:
             phrases.append([start, end, probability])

@@ -164,6 +164,7 @@ def sentence_units(
     benchmark: str,
     splitter: str = "pysbd",
     batch_size: int = 64,
+    progress: bool = True,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The sentences frame (layout in the module docstring) and its report.
 
@@ -186,6 +187,7 @@ def sentence_units(
                 owners,
                 benchmark,
                 f"{benchmark} sentences",
+                progress,
             ),
             strict=True,
         )
@@ -370,11 +372,12 @@ def _map_batched(
     owners: Mapping[str, str],
     benchmark: str,
     description: str,
+    progress: bool = True,
 ) -> list[T]:
-    """`function` over `texts` in batches with a progress bar; a text that makes it fail is
-    named (benchmark and record) in a DataError."""
+    """`function` over `texts` in batches with a progress bar (unless `progress` is false); a text that makes it fail
+    is named (benchmark and record) in a DataError."""
     results: list[T] = []
-    with _progress_bar(len(texts), description) as bar:
+    with _progress_bar(len(texts), description, progress) as bar:
         for begin in range(0, len(texts), batch_size):
             batch = texts[begin : begin + batch_size]
             try:
@@ -398,8 +401,8 @@ def _failing_record(
     return DataError(f"benchmark {benchmark!r}: a batch failed ({error!r}) that succeeds text by text", record=owners[batch[0]])
 
 
-def _progress_bar(total: int, description: str) -> tqdm:
-    return tqdm(total=total, desc=description, unit="text", file=sys.stderr, mininterval=PROGRESS_SECONDS)
+def _progress_bar(total: int, description: str, progress: bool = True) -> tqdm:
+    return tqdm(total=total, desc=description, unit="text", file=sys.stderr, mininterval=PROGRESS_SECONDS, disable=not progress)
 
 
 def _frame(rows: list[tuple], columns: Mapping[str, str]) -> pd.DataFrame:
