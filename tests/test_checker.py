@@ -202,7 +202,7 @@ def test_without_a_model_the_error_says_how_to_get_one(tmp_path: Path) -> None:
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("factlab: error: no trained checker at results/checker/model/")
-    assert "make run" in last and "make pull" in last and "--model" in last
+    assert "make checker" in last and "make run" in last and "--model" in last and "make pull" not in last
 
 
 def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path) -> None:

@@ -41,26 +41,41 @@ def requested(argv: Sequence[str]) -> tuple[str | None, str | None]:
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of `argv`'s stage only: the stages' help comes from `STAGES`, so `factlab --help` and an unknown
+    stage's error import no stage module (and none of the libraries behind them)."""
     stage, command = requested(argv)
     parser = argparse.ArgumentParser(prog="factlab", description=__doc__)
     parser.add_argument("--log-level", default="INFO")
     stages = parser.add_subparsers(dest="stage", required=True)
     for name, (module, help_text) in STAGES.items():
         stage_parser = stages.add_parser(name, help=help_text)
-        if stage not in STAGES or stage == name:  # no or an unknown stage: all, for help and errors
+        if stage == name:
             importlib.import_module(module).register(stage_parser, command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one command; its error (or an interrupt) is one line on stderr, without a traceback: 1 on an error, 130 on
+    Ctrl-C (the shell's code for SIGINT)."""
+    try:
+        return run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        print("factlab: interrupted", file=sys.stderr)
+        return 130
+
+
+def run(argv: list[str]) -> int:
     args = build_parser(argv).parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         args.func(args)
     except FactlabError as error:
-        for detail in getattr(error, "details", ()):  # every bad record, then the error: the last line a console shows
+        details = getattr(error, "details", ())
+        for detail in details:  # every bad record, then the error: the last line a console shows
             print(f"  {detail}", file=sys.stderr)
+        unlisted = getattr(error, "count", len(details)) - len(details)
+        if unlisted > 0:
+            print(f"  ... and {unlisted} more", file=sys.stderr)
         print(f"factlab: error: {error}", file=sys.stderr)
         return 1
     return 0

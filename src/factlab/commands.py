@@ -2,6 +2,9 @@
 
 So `factlab metaeval frank-correlations` executes the FRANK module and not the ScreenEval one, and
 a workflow rule can list as inputs exactly the code its command executes (workflow/rules/common.smk).
+A command module imports no heavy library at its top (torch, transformers, pandas, numpy, scipy, scikit-learn):
+the functions that run its command import them, so `factlab <stage> [<command>] --help` answers at once
+(tests/test_check_cli.py checks every command).
 """
 
 from __future__ import annotations

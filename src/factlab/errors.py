@@ -44,10 +44,11 @@ class ConfigError(FactlabError, ValueError):
 
 
 class DataErrors(DataError):
-    """Every bad record of one file at once: `details` lists the first `shown` problems (line and field), the
-    message counts them all, so a user fixes the file in one pass."""
+    """Every bad record of one file at once: `details` lists the first `shown` problems (line and field), `count`
+    counts them all; the message counts them and quotes the first, so it reads alone (a traceback, a log) and a
+    user fixes the file in one pass."""
 
     def __init__(self, file: str | Path, problems: list[str], *, shown: int = 20) -> None:
         self.details = problems[:shown]
-        listed = f"the first {shown} listed above" if len(problems) > shown else "listed above"
-        super().__init__(f"{len(problems)} bad record(s) ({listed}); the first: {problems[0]}", file=file)
+        self.count = len(problems)
+        super().__init__(f"{len(problems)} bad record(s); the first: {problems[0]}", file=file)

@@ -10,9 +10,10 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a table is written: command-line help imports this module
+    import pandas as pd
 
 
 @contextlib.contextmanager
@@ -43,7 +44,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 @contextlib.contextmanager
 def atomic_folder(path: str | Path) -> Iterator[Path]:
     """Yield a temporary folder beside `path`; it replaces `path` only if the block succeeds (a model folder is never
-    left half-written). On error the temporary folder is removed and an existing `path` is left untouched."""
+    left half-written). On error the temporary folder is removed and an existing `path` is left untouched.
+
+    The folder and what it holds get the permissions plain mkdir() and open() would give them under the user's umask
+    (mkdtemp makes the folder 0700, and copies and writers may keep 0600): a shared model folder is readable."""
     import shutil
 
     target = Path(path)
@@ -51,12 +55,27 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         yield staging
+        _plain_permissions(staging)
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
     finally:
         if staging.exists():
             shutil.rmtree(staging)
+
+
+def _plain_permissions(folder: Path) -> None:
+    """Folders 0777, executables 0777 and other files 0666, less the umask, throughout `folder`."""
+    umask = _current_umask()
+    os.chmod(folder, 0o777 & ~umask)
+    for root, folders, files in os.walk(folder):
+        for name in folders + files:
+            item = os.path.join(root, name)
+            if os.path.islink(item):  # a link's target is not the folder's to change
+                continue
+            mode = os.stat(item).st_mode
+            plain = 0o777 if name in folders or mode & 0o111 else 0o666
+            os.chmod(item, plain & ~umask)
 
 
 def _current_umask() -> int:

@@ -27,16 +27,15 @@ import argparse
 import json
 import logging
 from dataclasses import asdict
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import json_object, write_report
 from factlab.errors import DataError
 from factlab.io import write_json, write_parquet, write_text
 from factlab.metaeval.arguments import headline_number
-from factlab.metaeval.correction import restore_rows, rouge_l, system_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 DATA_COLUMNS = ("example_id", "doc_id", "system", "split", "source", "output", "label")
@@ -67,6 +66,8 @@ def register(commands: Any) -> None:
 
 
 def read_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
+    import pandas as pd
+
     data = pd.read_parquet(args.data)
     missing = [column for column in DATA_COLUMNS if column not in data.columns]
     if missing:
@@ -80,6 +81,8 @@ def read_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame) -> tuple[dict[str, list], dict[str, dict]]:
     """Per scored test output, its spans (as `factlab check` reads the scores) and the checker's correction."""
+    import pandas as pd
+
     from factlab.checker.explain import span_records
 
     by_id = {str(row["example_id"]): row for row in scores.to_dict("records")}
@@ -117,6 +120,11 @@ def judged_frame(
     test: pd.DataFrame, corrections: dict[str, dict], judged: dict[str, float], spans: dict[str, list]
 ) -> pd.DataFrame:
     """Per scored test output: label, whether it was changed, the judge before and after, ROUGE-L to the original."""
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.correction import rouge_l
+
     records = []
     for row in test.itertuples(index=False):
         example_id = str(row.example_id)
@@ -146,6 +154,9 @@ def judged_frame(
 
 def corrupted_sentences(documents: pd.DataFrame, transforms: list[str], per_transform: int, seed: int) -> pd.DataFrame:
     """Per transform, up to `per_transform` sentences of the documents with that transform applied (seeded)."""
+    import numpy as np
+    import pandas as pd
+
     from factlab.preprocess.sentences import split_sentences, word_count
     from factlab.runtime import load_spacy
     from factlab.train.synthetic.transforms import TRANSFORM_FUNCTIONS, Pool, build_pools
@@ -186,8 +197,11 @@ def corrupted_sentences(documents: pd.DataFrame, transforms: list[str], per_tran
 
 
 def run_correction(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.checker.api import Checker
     from factlab.metaeval.analyses.detection import validation_threshold
+    from factlab.metaeval.correction import restore_rows, system_rows
 
     data, scores = read_inputs(args)
     # the outputs AlignScore scored (every one in a full run): those the checker reads and the judge scores

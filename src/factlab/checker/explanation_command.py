@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError
 from factlab.io import write_json, write_parquet, write_text
 from factlab.metaeval.arguments import headline_number
 from factlab.metaeval.errors import StatisticsError
-from factlab.metaeval.explanations import qa_elements, response_rows, summary_rows, token_offsets
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 QA_COLUMNS = ("example_id", "doc_id", "split", "task", "source", "response", "predicate_idx", "answer_idx", "label")
@@ -46,6 +46,8 @@ def register(commands: Any) -> None:
 
 
 def read_qas(path: str) -> pd.DataFrame:
+    import pandas as pd
+
     qas = pd.read_parquet(path)
     missing = [column for column in QA_COLUMNS if column not in qas.columns]
     if missing:
@@ -65,6 +67,10 @@ def pointing_frames(
     responses: pd.DataFrame, qas: pd.DataFrame, spans: dict[str, list[dict[str, Any]]], path: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per gold QA of a scored response and per explanation: factlab.metaeval.explanations' rows, with ids."""
+    import pandas as pd
+
+    from factlab.metaeval.explanations import qa_elements, response_rows, token_offsets
+
     qa_records, span_records = [], []
     bad: list[str] = []
     gold_of = dict(tuple(qas.groupby("doc_id", sort=False)))
@@ -103,6 +109,7 @@ def pointing_frames(
 
 def run_explanations(args: argparse.Namespace) -> None:
     from factlab.checker.api import Checker
+    from factlab.metaeval.explanations import summary_rows
 
     qas = read_qas(args.qas)
     responses = chosen_responses(qas, args.responses_per_split)

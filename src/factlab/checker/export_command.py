@@ -2,12 +2,15 @@
 
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, pipeline
     model = AutoModelForSequenceClassification.from_pretrained(OUT, trust_remote_code=True)
+    tokenizer = AutoTokenizer.from_pretrained(OUT)                 # a standard tokenizer: no remote code
     classify = pipeline("text-classification", model=OUT, trust_remote_code=True, top_k=None)
     classify({"text": premise, "text_pair": hypothesis})   # entailment, neutral, contradiction
 
 The model is the aligner's encoder with its 3-way head (factlab.checker.hf_modeling, copied in as
 `modeling_factlab.py`): the same probabilities as factlab's engine for a pair that fits `max_length` word pieces.
-factlab's chunking and sentence aggregation are not part of it: `factlab check` applies them.
+Only the model class is remote code: `config.json` is the encoder's own configuration (its model type, so AutoConfig
+and AutoTokenizer read it without remote code, and never ask), with the head's labels and the `auto_map` entry of the
+model class. factlab's chunking and sentence aggregation are not part of it: `factlab check` applies them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ import json
 import shutil
 from pathlib import Path
 
-from factlab.checker import hf_modeling
 from factlab.checker.folder import CARD_FILE
 from factlab.errors import FactlabError
 from factlab.io import atomic_folder
@@ -35,6 +37,8 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
 def run_export(args: argparse.Namespace) -> None:
     from safetensors.torch import load_file, save_file
 
+    from factlab.checker import hf_modeling
+
     checker, out = Path(args.checker), Path(args.out)
     needed = ["model.safetensors", "aligner.json", "encoder/config.json"]
     missing = [name for name in needed if not (checker / name).exists()]
@@ -45,13 +49,9 @@ def run_export(args: argparse.Namespace) -> None:
     state = load_file(str(checker / "model.safetensors"))
     kept = {name: tensor for name, tensor in state.items() if name.startswith(("encoder.", "three_way."))}
     config = {
-        "model_type": "factlab_aligner",
+        **encoder,
         "architectures": ["FactlabAlignerForSequenceClassification"],
-        "auto_map": {
-            "AutoConfig": f"{MODELING_FILE[:-3]}.FactlabAlignerConfig",
-            "AutoModelForSequenceClassification": f"{MODELING_FILE[:-3]}.FactlabAlignerForSequenceClassification",
-        },
-        "encoder": encoder,
+        "auto_map": {"AutoModelForSequenceClassification": f"{MODELING_FILE[:-3]}.FactlabAlignerForSequenceClassification"},
         "id2label": dict(enumerate(LABELS)),
         "label2id": {label: index for index, label in enumerate(LABELS)},
         "max_length": aligner.get("max_length", 512),

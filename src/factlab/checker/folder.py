@@ -21,6 +21,9 @@ from typing import Any
 from factlab.errors import FactlabError
 
 CARD_FILE = "checker.json"
+# What a user waits for a checker of their own, on 2 CPU cores (README, "A checker without the whole run").
+CHECKER_BUILD_TIME = "about 1 h 10 min on 2 CPU cores"
+FULL_RUN_TIME = "about 3 h"
 DEFAULT_CHECKER = Path("results/checker/model")
 FORMAT_VERSION = 1
 ALIGNER_CONFIG = "aligner.json"  # a trained aligner folder (factlab.models.aligner.CONFIG_FILE)
@@ -48,6 +51,10 @@ class CheckerSettings:
     token_localiser: dict[str, Any] | None = None
     entailment_label: str = "entailment"
     validation: dict[str, Any] = field(default_factory=dict)
+    # A toy: weights trained to exercise the pipeline (the smoke configuration), whose scores mean nothing; the
+    # reason says why (`factlab checker package` decides). Cards without these fields are not toys.
+    toy: bool = False
+    toy_reason: str | None = None
     format_version: int = FORMAT_VERSION
 
     @classmethod
@@ -66,26 +73,31 @@ class CheckerSettings:
         return asdict(self)
 
 
-def resolve_model(model: str | Path | None) -> tuple[str, CheckerSettings]:
+def resolve_model(model: str | Path | None, *, option: str = "model=") -> tuple[str, CheckerSettings]:
     """The model to load and how to read it.
 
     `model`: a checker folder (has checker.json), a trained aligner folder (aligner.json; AlignScore's default
     reading), or a hub id / folder of an NLI classifier (online, or a local copy). None: `results/checker/model`
-    under the working directory; without one, a one-line error saying how to get one."""
+    under the working directory; without one, a one-line error saying how to get one. Errors name the model the way
+    the caller took it: `option` is "model=" (Python's keyword, the default) or a command's option ("--model")."""
+    keyword = option.endswith("=")
     if model is None:
         folder = DEFAULT_CHECKER
         if not (folder / CARD_FILE).is_file():
+            choices = "<checker folder | hub NLI model id>"
             raise FactlabError(
-                f"no trained checker at {folder}/ (run from the project folder): build it with `make run` "
-                "(or `snakemake --cores all package_checker`), fetch the team's with `make pull`, "
-                "or pass --model <checker folder | hub NLI model id>"
+                f"no trained checker at {folder}/ (run from the project folder): build it with `make checker` "
+                f"(the checker alone: {CHECKER_BUILD_TIME}) or `make run` (the whole pipeline: {FULL_RUN_TIME}), "
+                f"pull a team's with `dvc pull` where it shares artefacts over DVC, or pass {option}"
+                f"{choices if keyword else ' ' + choices}"
             )
         return str(folder), CheckerSettings.from_json(folder / CARD_FILE)
+    given = f"{option}{str(model)!r}" if keyword else f"{option} {model}"
     path = Path(model)
     if (path / CARD_FILE).is_file():
         return str(path), CheckerSettings.from_json(path / CARD_FILE)
     if path.exists() and not path.is_dir():
-        raise FactlabError(f"--model {model}: a file, not a checker folder, aligner folder or model folder")
+        raise FactlabError(f"{given}: a file, not a checker folder, aligner folder or model folder")
     if path.is_dir() and not (path / ALIGNER_CONFIG).is_file() and not (path / "config.json").is_file():
-        raise FactlabError(f"--model {model}: the folder holds no checker.json, aligner.json or config.json")
+        raise FactlabError(f"{given}: the folder holds no checker.json, aligner.json or config.json")
     return str(model), CheckerSettings()

@@ -3,7 +3,9 @@
 Load it with `AutoModelForSequenceClassification.from_pretrained(folder, trust_remote_code=True)` or
 `pipeline("text-classification", model=folder, trust_remote_code=True)` on {"text": premise, "text_pair":
 hypothesis}: the logits are the aligner's 3-way head (entailment, neutral, contradiction) over the mean of the
-encoder's last hidden states, as factlab scores pairs. This file imports only torch and transformers.
+encoder's last hidden states, as factlab scores pairs. The folder's configuration is the encoder's own (a BERT or
+MPNet configuration, with the head's labels), so only this class is remote code. This file imports only torch and
+transformers.
 """
 
 from __future__ import annotations
@@ -16,21 +18,13 @@ from transformers import AutoConfig, AutoModel, PretrainedConfig, PreTrainedMode
 from transformers.modeling_outputs import SequenceClassifierOutput
 
 
-class FactlabAlignerConfig(PretrainedConfig):
-    model_type = "factlab_aligner"
-
-    def __init__(self, encoder: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        self.encoder = encoder or {}
-        super().__init__(**kwargs)
-
-
 class FactlabAlignerForSequenceClassification(PreTrainedModel):
-    config_class = FactlabAlignerConfig
+    config_class = PretrainedConfig  # the encoder's own configuration class (AutoConfig picks it by model type)
     base_model_prefix = "encoder"
 
-    def __init__(self, config: FactlabAlignerConfig) -> None:
+    def __init__(self, config: PretrainedConfig) -> None:
         super().__init__(config)
-        encoder_config = AutoConfig.for_model(**config.encoder)
+        encoder_config = config if config.model_type else AutoConfig.for_model(**config.to_dict())
         try:  # BERT-like encoders build a pooler unless told not to; the head pools by the mean
             self.encoder = AutoModel.from_config(encoder_config, add_pooling_layer=False)
         except TypeError:

@@ -11,11 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.commands import json_object
@@ -36,6 +34,11 @@ LICENCES = {
     "qasrl_gs": "MIT",
 }
 ALIGNER_FILES = ("model.safetensors", "aligner.json", "encoder")
+# Fewer training pairs than this make a toy checker: the smoke configuration's mixture has a few hundred pairs (it
+# exercises every step), the full one tens of thousands (params.yaml aligner.mixture).
+MIN_TRAINING_PAIRS = 5000
+# checker.json's fields that are not how it reads the model: the card says them in words.
+CARD_TABLE_LEFT_OUT = ("validation", "toy", "toy_reason")
 
 
 def register(commands: Any) -> None:
@@ -50,7 +53,8 @@ def register(commands: Any) -> None:
     package.add_argument(
         "--localisation-report",
         default=None,
-        help="results/metaeval/localisation/report.json: the token localiser's weights and validation-tuned threshold",
+        help="results/checker/token_reading.json (factlab metaeval token-reading) or the localisation analysis's "
+        "report.json: the token localiser's weights and validation-tuned threshold",
     )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
@@ -58,6 +62,8 @@ def register(commands: Any) -> None:
 
 def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | None, dict[str, Any]]:
     """The balanced-accuracy threshold on the pooled validation benchmarks, and what it was chosen on."""
+    import pandas as pd
+
     from factlab.metaeval.analyses.detection import pooled_validation, validation_threshold
     from factlab.metaeval.detection import balanced_accuracy
 
@@ -155,17 +161,28 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
         raise FactlabError(f"{args.choice} or --settings: {error}") from error
 
 
+def toy_reason(mixture: dict[str, Any], metrics: dict[str, Any]) -> str | None:
+    """Why the aligner makes a toy checker (None: it does not): trained on fewer than `MIN_TRAINING_PAIRS` pairs, as
+    counted by the mixture report (else the training metrics). Without a count, it is not called a toy."""
+    pairs = mixture.get("train_pairs", metrics.get("train_pairs"))
+    if pairs is None or int(pairs) >= MIN_TRAINING_PAIRS:
+        return None
+    return f"trained on {int(pairs):,} pairs, fewer than {MIN_TRAINING_PAIRS:,}: a smoke-sized mixture"
+
+
 def run_package(args: argparse.Namespace) -> None:
-    settings = checker_settings(args)
     aligner = Path(args.aligner)
     missing = [name for name in ALIGNER_FILES if not (aligner / name).exists()]
     if missing:
         raise FactlabError(f"{aligner} is not a trained aligner: it lacks {missing}")
+    metrics, mixture = _read_json(aligner / "metrics.json"), _read_json(Path(args.mixture_report))
+    toy = toy_reason(mixture, metrics)
+    settings = replace(checker_settings(args), toy=toy is not None, toy_reason=toy)
     card = model_card(
         settings,
         json.loads((aligner / "aligner.json").read_text()),
-        _read_json(aligner / "metrics.json"),
-        _read_json(Path(args.mixture_report)),
+        metrics,
+        mixture,
         _read_json(Path(args.leakage)),
     )
     with atomic_folder(args.out_dir) as staging:
@@ -198,9 +215,11 @@ def model_card(
 ) -> str:
     """The folder's README.md: what the model is, how to use it, what it was trained and chosen on, its limits."""
     train = aligner.get("settings", {})
+    warning = [f"**A toy checker ({settings.toy_reason}): its scores mean nothing.**", ""] if settings.toy else []
     lines = [
         "# factlab checker",
         "",
+        *warning,
         "A factual-consistency checker: given a source text and an output (a summary, an answer, a claim), it scores",
         "how well the source supports each output sentence and the output as a whole (AlignScore's method: the",
         "source cut into chunks, each output sentence scored against every chunk, its best chunk kept).",
@@ -222,7 +241,7 @@ def model_card(
         "",
         "| setting | value |",
         "|---|---|",
-        *[f"| {key} | {value} |" for key, value in settings.as_json().items() if key != "validation"],
+        *[f"| {key} | {value} |" for key, value in settings.as_json().items() if key not in CARD_TABLE_LEFT_OUT],
         "",
         f"The threshold: {settings.threshold_source}.",
         "Chunk size, support head and aggregation were chosen by AlignScore's tuning on validation benchmarks "

@@ -6,13 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-import pandas as pd
-
-from factlab.data.build import build_benchmark
-from factlab.data.registry import get_spec
-from factlab.data.stats import benchmark_statistics
-from factlab.download.manifest import RawFiles, load_manifest
-
 
 def register(parser: argparse.ArgumentParser, command: str | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
@@ -34,6 +27,10 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
 
 
 def run_build(args: argparse.Namespace) -> None:
+    from factlab.data.build import build_benchmark
+    from factlab.data.registry import get_spec
+    from factlab.download.manifest import RawFiles, load_manifest
+
     custom = json.loads(args.custom_json)
     spec = get_spec(args.name, custom)
     raw = RawFiles(args.download_dir, load_manifest(args.manifest))
@@ -41,6 +38,9 @@ def run_build(args: argparse.Namespace) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from factlab.data.stats import benchmark_statistics
     from factlab.io import write_text
 
     parts = []

@@ -6,7 +6,8 @@ The statistics: `correlations` (Pearson/Spearman/Kendall), `partial` (partial co
 `paired` (paired bootstrap of an AUC difference), `detection` (ROC AUC, balanced accuracy, macro-F1 under named
 threshold policies), `calibration` (ECE and reliability diagrams), `agreement` (Fleiss' κ, Krippendorff's α,
 majority share), `inputs` (validation and explicit NaN dropping), `errors` (`StatisticsError`, raised where a
-statistic is undefined). The analyses' pure computations on in-memory tables: `localisation` (token-level
+statistic is undefined), `variants` (the variants' and threshold policies' names, importing nothing: the commands'
+choices). The analyses' pure computations on in-memory tables: `localisation` (token-level
 localisation), `error_types` (FRANK's error categories), `correction` (the checker's corrections), `explanations`
 (the checker's explanations against gold QAs), `arguments` (the commands' `<benchmark>=<value>` arguments and
 headline-number rounding). Library statistics (scipy, scikit-learn, statsmodels, krippendorff) are called behind

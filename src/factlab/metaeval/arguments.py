@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from factlab.errors import FactlabError
 
 HEADLINE_DIGITS = 4
@@ -27,4 +25,6 @@ def benchmark_arguments(values: list[str], option: str, what: str) -> dict[str, 
 
 def headline_number(value: Any) -> float | None:
     """A metrics.json number: rounded to `HEADLINE_DIGITS`; None where it is undefined (NaN)."""
+    import pandas as pd
+
     return None if pd.isna(value) else round(float(value), HEADLINE_DIGITS)

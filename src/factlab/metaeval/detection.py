@@ -18,7 +18,6 @@ prediction) and breaks ties towards the lowest threshold.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,9 +26,8 @@ from sklearn.metrics import balanced_accuracy_score, f1_score
 
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import FloatArray, as_float_vector, binary_labels, require_no_nan, require_same_length
+from factlab.metaeval.variants import THRESHOLD_POLICIES, ThresholdPolicy
 
-ThresholdPolicy = Literal["fixed05", "val_tuned", "oracle"]
-THRESHOLD_POLICIES: tuple[ThresholdPolicy, ...] = ("fixed05", "val_tuned", "oracle")
 FIXED_THRESHOLD = 0.5
 
 

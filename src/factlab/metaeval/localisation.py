@@ -41,8 +41,7 @@ from factlab.metaeval.agreement import fleiss_kappa, krippendorff_alpha_nominal,
 from factlab.metaeval.detection import FIXED_THRESHOLD, roc_auc
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import as_float_vector, require_no_nan, require_same_length
-
-LOCALISATION_POLICIES = ("fixed05", "val_tuned", "oracle")
+from factlab.metaeval.variants import LOCALISATION_POLICIES
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,9 @@ from factlab.metaeval.inputs import (
     require_min_n,
     require_same_length,
 )
+from factlab.metaeval.variants import PARTIAL_VARIANTS, PartialVariant
 
 PartialMethod = Literal["pearson", "spearman"]
-PartialVariant = Literal["frank", "ranked"]
-PARTIAL_VARIANTS: tuple[PartialVariant, ...] = ("frank", "ranked")
 
 # Residuals smaller than this (relative to the score scale) count as zero: the score is then
 # fully explained by the confounders and the partial correlation is undefined.

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from numpy.typing import ArrayLike
 from scipy import stats
@@ -27,9 +26,7 @@ from factlab.metaeval.correlations import pearson
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import paired_vectors, require_same_length
 from factlab.metaeval.partial import residualize
-
-WilliamsVariant = Literal["two_sided", "frank_one_sided"]
-WILLIAMS_VARIANTS: tuple[WilliamsVariant, ...] = ("two_sided", "frank_one_sided")
+from factlab.metaeval.variants import WILLIAMS_VARIANTS, WilliamsVariant
 
 
 @dataclass(frozen=True)

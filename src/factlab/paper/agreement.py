@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def agreement_layout(agreement: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "dataset": agreement["dataset"],
@@ -34,5 +37,7 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     table = agreement_layout(pd.read_csv(args.agreement))
     write_tables(table, args.out_md, args.out_tex, caption=captions.AGREEMENT, label="tab:agreement")

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import pandas as pd
-
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 
@@ -20,5 +18,7 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     table = pd.read_csv(args.statistics)
     write_tables(table, args.out_md, args.out_tex, caption=captions.DATASETS, label="tab:datasets")

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.metaeval.analyses.published.frank import (
+    BASELINE_METRICS,
     SIGNIFICANCE_LEVEL,
     SUBSET_LABELS,
     metrics_by_correlation,
@@ -20,6 +17,9 @@ from factlab.metaeval.analyses.published.frank import (
 )
 from factlab.paper import captions
 from factlab.paper.tables import to_latex, to_markdown
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def marked(r: float, p: float, alpha: float = SIGNIFICANCE_LEVEL) -> str:
@@ -29,6 +29,8 @@ def marked(r: float, p: float, alpha: float = SIGNIFICANCE_LEVEL) -> str:
 
 def frank_layout(correlations: pd.DataFrame, subsets: Sequence[str], metrics: Sequence[str] = BASELINE_METRICS) -> pd.DataFrame:
     """FRANK's layout: a row per metric, a (Pearson, Spearman) column pair per subset; `*` = p < 0.05."""
+    import pandas as pd
+
     indexed = correlations.set_index(["metric", "subset"])
     columns = [("Metric", "")]
     columns += [(SUBSET_LABELS[subset], name) for subset in subsets for name in ("Pearson", "Spearman")]
@@ -74,6 +76,8 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     correlations = pd.read_csv(args.correlations)
     table = frank_layout(correlations, args.subsets, correlations["metric"].unique().tolist())
     variant = str(correlations["variant"].iloc[0])
@@ -82,6 +86,9 @@ def run_table(args: argparse.Namespace) -> None:
 
 
 def run_plot_williams(args: argparse.Namespace) -> None:
+    import numpy as np
+    import pandas as pd
+
     from factlab.paper.frank_figures import plot_metric_matrix, plot_williams_pvalues
 
     comparisons = pd.read_csv(args.williams)
@@ -92,6 +99,8 @@ def run_plot_williams(args: argparse.Namespace) -> None:
 
 
 def run_plot_ablation(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.paper.frank_figures import plot_ablation
 
     ablation = pd.read_csv(args.ablation)

@@ -21,13 +21,14 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.errors import DataError
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BENCHMARK_ROOT = "benchmarks"
 BENCHMARK_COLUMNS = ("s", "max_rss", "cpu_time")
@@ -35,6 +36,8 @@ BENCHMARK_COLUMNS = ("s", "max_rss", "cpu_time")
 
 def read_benchmark(path: str | Path) -> dict[str, Any]:
     """One job's row: its stage and rule (from the path), wall seconds, CPU seconds, peak RSS in MB."""
+    import pandas as pd
+
     parts = Path(path).parts
     if BENCHMARK_ROOT not in parts or len(parts) - parts.index(BENCHMARK_ROOT) < 3:
         raise DataError(f"a benchmark file lies at {BENCHMARK_ROOT}/<stage>/<rule>…; got {path}", file=path)
@@ -76,6 +79,8 @@ def cost_frame(jobs: pd.DataFrame) -> pd.DataFrame:
     """Per (stage, rule), then per stage: jobs, summed wall/CPU seconds, elapsed seconds (while at least one
     of the jobs ran), longest job, largest peak memory."""
 
+    import pandas as pd
+
     def summarise(group: pd.DataFrame) -> pd.Series:
         return pd.Series(
             {
@@ -97,6 +102,8 @@ def cost_frame(jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 def pipeline_cost(benchmarks: Sequence[str | Path]) -> pd.DataFrame:
+    import pandas as pd
+
     if not benchmarks:
         raise DataError("no benchmark file given: the pipeline-cost table needs the run's benchmarks/ files")
     return cost_frame(pd.DataFrame([read_benchmark(path) for path in benchmarks]))

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def qasem_consistency_layout(statistics: pd.DataFrame) -> pd.DataFrame:
     """The statistics with readable headers and fixed precision (strings; "--" = no spans)."""
+
+    import pandas as pd
 
     def fmt(value: float, decimals: int) -> str:
         return "--" if pd.isna(value) else f"{value:.{decimals}f}"
@@ -41,5 +44,7 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     table = qasem_consistency_layout(pd.read_csv(args.statistics))
     write_tables(table, args.out_md, args.out_tex, caption=captions.QASEM_CONSISTENCY, label="tab:qasem-consistency")

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from factlab.data.schema import validate_table
 from factlab.metaeval.analyses.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
 from factlab.paper import captions
 from factlab.paper.scorer_tables import interval
 from factlab.paper.tables import write_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TEST_SET_NAMES = {"qasrl_gs_test": "QA-SRL GS test (verbal)", "qanom_test": "QANom test (nominal)"}
 
@@ -23,6 +23,10 @@ def qasem_parser_layout(
     F1, predicate detection F1, and the published T5-small UA-F1 (empty for a set it did not report).
 
     The intervals are what a retrained parser's move across machines (CPU kernels) is read against."""
+    import pandas as pd
+
+    from factlab.data.schema import validate_table
+
     detection_f1 = dict(zip(detection["dataset"], detection["f1"], strict=True))
     key = ("dataset", "statistic")
     bounds = validate_table(bootstrap, bootstrap_file, (*key, "low", "high"), key).set_index(list(key))[["low", "high"]]
@@ -62,6 +66,8 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     table = qasem_parser_layout(
         pd.read_csv(args.scores), pd.read_csv(args.detection), pd.read_csv(args.bootstrap), bootstrap_file=args.bootstrap
     )

@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import pandas as pd
-
 
 def register(commands: Any) -> None:
     reliability = commands.add_parser("reliability-figure", help="reliability diagrams with bin counts, one panel per metric")
@@ -21,6 +19,8 @@ def register(commands: Any) -> None:
 
 
 def run_reliability_figure(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.paper.detection_figures import reliability_figure
     from factlab.paper.figures import save_figure
 

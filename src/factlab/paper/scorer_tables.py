@@ -18,13 +18,13 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(commands: Any) -> None:
@@ -85,10 +85,15 @@ def register(commands: Any) -> None:
 
 def interval(low: float, high: float, scale: float = 1.0, decimals: int = 1) -> str:
     """`[low, high]` at the precision of the estimate beside it (AUC x 100: 1 decimal; a correlation: 3)."""
+    import pandas as pd
+
     return "" if pd.isna(low) or pd.isna(high) else f"[{scale * low:.{decimals}f}, {scale * high:.{decimals}f}]"
 
 
 def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "benchmark": auc["benchmark"],
@@ -110,6 +115,8 @@ def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
 
 def p_value_text(p: float) -> str:
     """A p-value at three decimals, or "< 0.001" (a thousand summaries make most differences that small)."""
+    import pandas as pd
+
     if pd.isna(p):
         return ""
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
@@ -118,6 +125,8 @@ def p_value_text(p: float) -> str:
 def williams_vs_best(williams: pd.DataFrame, best: str, metrics: Sequence[str]) -> list[str]:
     """Per metric, the two-sided Williams p-value of its partial correlation against `best`'s (empty for `best` itself
     and for a pair that was not tested)."""
+    import numpy as np
+
     pairs = zip(williams["metric_a"], williams["metric_b"], williams["p_two_sided"], strict=True)
     p_values = {frozenset((a, b)): p for a, b, p in pairs}
     return [p_value_text(np.nan if metric == best else p_values.get(frozenset((metric, best)), np.nan)) for metric in metrics]
@@ -159,6 +168,8 @@ def localisation_frame(
     annotators marked its outputs, their agreement on the evaluated part (mean pairwise token F1, Fleiss' kappa:
     the localisation report's); then SCALE's evidence retrieval on WiCE claims (recall@k of the annotated supporting
     sentences; `n` counts claims there, tokens elsewhere)."""
+    import pandas as pd
+
     frame = pd.DataFrame(
         {
             "gold": tokens["dataset"],
@@ -215,6 +226,8 @@ def error_types_frame(categories: pd.DataFrame, report: dict[str, Any]) -> pd.Da
     """One row per FRANK category (test split): presence count, each method's AUC (the type head's with its CI, and
     among the summaries with an error), the reference of a perfect untyped detector, and validation-tuned F1; then
     the macro AUCs over the categories."""
+    import pandas as pd
+
     rows = []
     for category, part in categories.groupby("category", sort=False):
         by_method = part.set_index("method")
@@ -249,6 +262,8 @@ def correction_frame(systems: pd.DataFrame, restore: pd.DataFrame) -> pd.DataFra
     correction, the outputs humans rated consistent, how many of them were changed (over-correction, with its
     Wilson interval) and ROUGE-L F1 of the changed outputs (shares in %); then one row per synthetic
     transform: corrupted sentences, changed, exactly restored."""
+    import pandas as pd
+
     rows = [
         {
             "rows": row.system,
@@ -281,6 +296,8 @@ def explanations_frame(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per split and task of QASemConsistency: responses, unsupported gold QAs, the share an explanation
     points at (with its 95% CI; by predicate, by answer), explanations, the share on an unsupported QA (with its
     CI) and that share for spans placed anywhere in their response (shares in %)."""
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {
@@ -303,6 +320,8 @@ def explanations_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def retrieval_frame(report: dict[str, Any]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {
@@ -326,6 +345,8 @@ DECOMPOSITION_LABELS = {"gold_qas": "gold QAs", "parser_qas": "parser QAs", "sen
 def qa_decomposition_frame(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.DataFrame:
     """One row per task (and all): response AUC x 100 per decomposition; QA-level AUC x 100 of the QA's own score
     and of its sentence's, and their difference with its 95% CI."""
+    import pandas as pd
+
     auc = responses.pivot_table(index="task", columns="decomposition", values="roc_auc", sort=False, dropna=False)
     table = pd.DataFrame({"responses": responses.groupby("task", sort=False)["n"].max()})
     for decomposition, label in DECOMPOSITION_LABELS.items():
@@ -340,6 +361,8 @@ def qa_decomposition_frame(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.Dat
 
 
 def run_qa_decomposition_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     frame = qa_decomposition_frame(pd.read_csv(args.responses), pd.read_csv(args.qas))
     write_tables(frame, args.out_md, args.out_tex, captions.QA_DECOMPOSITION, "tab:qa-decomposition")
 
@@ -352,6 +375,8 @@ def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.D
     """One row per scorer on the test split, then the published systems: per task, BAcc x 100 at 0.5 (the
     protocol) and ROC AUC x 100, each with its source-bootstrap CI, and BAcc x 100 at the dev-tuned threshold;
     published rows carry BAcc at 0.5 only."""
+    import pandas as pd
+
     test = detection[detection["split"] == QA_DETECTION_SPLIT]
     tasks = [task for task in dict.fromkeys(test["task"]) if task != "all"]
     rows = []
@@ -372,11 +397,15 @@ def qa_detection_frame(detection: pd.DataFrame, published: pd.DataFrame) -> pd.D
 
 
 def run_qa_detection_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     frame = qa_detection_frame(pd.read_csv(args.detection), pd.read_csv(args.published))
     write_tables(frame, args.out_md, args.out_tex, captions.QA_DETECTION, "tab:qa-detection")
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     if args.table == "detection-table":
         frame, caption, label = detection_frame(pd.read_csv(args.auc)), captions.DETECTION, "tab:detection"
     elif args.table == "frank-scorers-table":

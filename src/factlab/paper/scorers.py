@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Published scorers shown beside factlab's on TRUE (names as in true_published/detection.csv).
 PUBLISHED_BESIDE = ("summac_zs", "summac_conv")
@@ -37,6 +38,8 @@ def register(commands: Any) -> None:
 
 
 def mixture_frame(report: dict[str, Any]) -> pd.DataFrame:
+    import pandas as pd
+
     rows = [
         {
             "origin": origin,
@@ -61,6 +64,8 @@ def run_mixture_table(args: argparse.Namespace) -> None:
 
 
 def true_frame(auc: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     table = pd.DataFrame({"set": sorted(name.removeprefix("true_") for name in auc["benchmark"].unique())})
     for scorer, rows in auc.groupby("scorer", sort=True):
         by_set = rows.assign(set=rows["benchmark"].str.removeprefix("true_")).set_index("set")
@@ -79,5 +84,7 @@ def true_frame(auc: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_true_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     frame = true_frame(pd.read_csv(args.auc), pd.read_csv(args.published))
     write_tables(frame, args.out_md, args.out_tex, captions.TRUE_DETECTION, "tab:true-detection")

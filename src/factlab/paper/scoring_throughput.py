@@ -23,16 +23,16 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from factlab.data.stats import word_count
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.paper import captions
 from factlab.paper.pipeline_cost import read_benchmark
 from factlab.paper.tables import write_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = (
     "scorer",
@@ -70,6 +70,8 @@ def read_report(path: str | Path) -> dict[str, Any]:
 
 def example_words(data: pd.DataFrame, scored_ids: pd.Series, *, file: str | Path) -> tuple[int, int]:
     """(examples, source + output words) of the scored examples, each counted once."""
+    from factlab.data.stats import word_count
+
     ids = set(scored_ids)
     scored = data[data["example_id"].isin(ids)]
     if len(scored) != len(ids):
@@ -99,6 +101,8 @@ def throughput_rows(
     benchmark_files: Sequence[str], reports: Sequence[str], scores: Sequence[str], data: Sequence[str]
 ) -> pd.DataFrame:
     """One row per (scorer, benchmark) (COLUMNS); `reports` and `scores` are parallel, `data` by benchmark stem."""
+    import pandas as pd
+
     if len(reports) != len(scores):
         raise DataError(f"{len(reports)} reports for {len(scores)} score tables: they are given in pairs")
     jobs = pd.DataFrame([{**read_benchmark(path), "key": job_key(path)} for path in benchmark_files])

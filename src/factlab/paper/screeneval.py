@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import pandas as pd
-
 
 def register(commands: Any) -> None:
     chunk = commands.add_parser("screeneval-chunk-size-figure", help="AUC and runtime against chunk size")
@@ -17,6 +15,8 @@ def register(commands: Any) -> None:
 
 
 def run_chunk_size_figure(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.paper.detection_figures import chunk_size_figure
     from factlab.paper.figures import save_figure
 

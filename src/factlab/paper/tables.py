@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from factlab.io import write_text
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:
+    import pandas as pd
+
     def cell(value: object) -> str:
         if isinstance(value, float):
             return "" if pd.isna(value) else float_format.format(value)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.metaeval.analyses.published.true_published import MEAN_8, MEAN_ALL, METRICS, NLI_TRAINING_SETS
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def _mean_rows(wide: pd.DataFrame) -> pd.DataFrame:
     # skipna=False: a mean over the sets where ECE happens to be defined would not be comparable.
+    import numpy as np
+    import pandas as pd
+
     everything = wide.mean(numeric_only=True, skipna=False).to_frame().T.assign(dataset=MEAN_ALL, n=wide["n"].sum())
     kept = wide[~wide["dataset"].isin(NLI_TRAINING_SETS)]
     eight = kept.mean(numeric_only=True, skipna=False).to_frame().T.assign(dataset=MEAN_8, n=kept["n"].sum())
@@ -26,6 +29,8 @@ def true_published_layout(detection: pd.DataFrame, *, ece_bins: int) -> pd.DataF
 
     Cells are formatted strings so both table formats show TRUE's precision; "--" = undefined ECE.
     """
+    import pandas as pd
+
     ece = f"ece_equal_width_{ece_bins}"
     metrics = [m for m in METRICS if m in set(detection["metric"])]
     per_set = detection.pivot(index="dataset", columns="metric", values=["roc_auc", ece])
@@ -49,6 +54,8 @@ def true_published_layout(detection: pd.DataFrame, *, ece_bins: int) -> pd.DataF
 
 
 def _fmt(value: float, decimals: int) -> str:
+    import pandas as pd
+
     return "--" if pd.isna(value) else f"{value:.{decimals}f}"
 
 
@@ -62,5 +69,7 @@ def register(commands: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     table = true_published_layout(pd.read_csv(args.detection), ece_bins=args.ece_bins)
     write_tables(table, args.out_md, args.out_tex, caption=captions.true_published(args.ece_bins), label="tab:true-published")

@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from factlab.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 TUNING_COLUMNS = ("support_head", "words_per_chunk", "aggregation", "benchmark", "roc_auc", "pairs")
 AGGREGATION_STYLES = {"mean": "-", "min": "--"}
@@ -24,6 +25,8 @@ PAIRS_COLOUR = "tab:gray"
 
 
 def read_tuning(path: str | Path) -> pd.DataFrame:
+    import pandas as pd
+
     table = pd.read_csv(path)
     missing = [column for column in TUNING_COLUMNS if column not in table.columns]
     if missing:

@@ -10,20 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_sample_arguments, max_examples, positive_int, sample_record, write_report
 from factlab.io import write_parquet
-from factlab.preprocess.benchmark import (
-    merge_reports,
-    sampled_sentences,
-    select_examples,
-    sentence_units,
-    triple_units,
-)
 from factlab.preprocess.sentences import METHODS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(commands: Any) -> None:
@@ -52,6 +46,8 @@ def register(commands: Any) -> None:
 
 
 def run_sentences(args: argparse.Namespace) -> None:
+    from factlab.preprocess.benchmark import sentence_units
+
     examples = _read_examples(args)
     sentences, report = sentence_units(examples, args.benchmark, args.splitter, args.batch_size)
     write_parquet(sentences, args.out)
@@ -59,6 +55,10 @@ def run_sentences(args: argparse.Namespace) -> None:
 
 
 def run_triples(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from factlab.preprocess.benchmark import triple_units
+
     sentences, sample = sentences_of_sample(pd.read_parquet(args.sentences), args)
     triples, report = triple_units(sentences, args.benchmark, args.batch_size, sample["examples_not_sampled"])
     write_parquet(triples, args.out)
@@ -69,6 +69,8 @@ def sentences_of_sample(sentences: pd.DataFrame, args: argparse.Namespace) -> tu
     """The sentences of the job's seeded sample (`--sample-examples`, drawn from `--data`'s selected examples as the
     scoring jobs draw it; every sentence with 'all'), and what its report records: the examples the sample left out
     and the sample. Shared by the triples and the parser's QAs."""
+    from factlab.preprocess.benchmark import sampled_sentences
+
     if args.sample_examples is None:
         return sentences, {"examples_not_sampled": 0}
     kept, not_sampled = sampled_sentences(sentences, _read_examples(args), args.sample_examples, args.sample_seed)
@@ -76,6 +78,8 @@ def sentences_of_sample(sentences: pd.DataFrame, args: argparse.Namespace) -> tu
 
 
 def run_report(args: argparse.Namespace) -> None:
+    from factlab.preprocess.benchmark import merge_reports
+
     sentences, triples = (
         json.loads(Path(path).read_text(encoding="utf-8")) if path else None
         for path in (args.sentences_report, args.triples_report)
@@ -90,4 +94,8 @@ def _add_benchmark_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def _read_examples(args: argparse.Namespace) -> pd.DataFrame:
+    import pandas as pd
+
+    from factlab.preprocess.benchmark import select_examples
+
     return select_examples(pd.read_parquet(args.data), args.benchmark, args.max_examples)

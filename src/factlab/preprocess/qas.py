@@ -13,15 +13,16 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_device_arguments, add_sample_arguments, max_examples, positive_int, write_report
 from factlab.errors import ConfigError, DataError
 from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
 from factlab.preprocess.commands import sentences_of_sample
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 QA_COLUMNS = {
     "example_id": "string",
@@ -72,6 +73,8 @@ def qa_units(
     parser_counts: Callable[[], dict[str, int]] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Parse the output sentences of `sentences` (the preprocess sentences table) into QA rows."""
+    import pandas as pd
+
     outputs = sentences[sentences["side"] == "output"]
     started = time.perf_counter()
     token_lists: list[list[str]] = []
@@ -224,6 +227,8 @@ HUB_ARGUMENTS = {"hub_format": "--hub-format", "num_beams": "--num-beams", "max_
 
 
 def run_qas(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     hub = {name: getattr(args, name) for name in HUB_ARGUMENTS if getattr(args, name) is not None}
     if args.parser == "hub" and len(hub) < len(HUB_ARGUMENTS):
         missing = ", ".join(flag for name, flag in HUB_ARGUMENTS.items() if name not in hub)

@@ -40,13 +40,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import positive_int
 from factlab.errors import DataError, FactlabError
-from factlab.models.token_localiser import TokenLocaliser
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from factlab.models.token_localiser import TokenLocaliser
 
 LOGGER = logging.getLogger(__name__)
 
@@ -96,6 +98,8 @@ def register(commands: Any) -> None:
 
 
 def run_localise(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.io import write_text
 
     data_path = args.data or f"results/data/{args.benchmark}.parquet"
@@ -134,6 +138,8 @@ def checker_thresholds(settings: LocaliseSettings, checker: str) -> LocaliseSett
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """A table by its suffix: .parquet, .csv, .tsv, .jsonl or .json (records)."""
+    import pandas as pd
+
     suffix = Path(path).suffix.lower()
     if suffix == ".parquet":
         return pd.read_parquet(path)
@@ -152,6 +158,7 @@ def token_gold_spans(frame: pd.DataFrame) -> pd.DataFrame:
     as character spans: each run of unsupported tokens (factlab.metaeval.localisation.token_runs), from its first
     token's start to its last one's end."""
     import numpy as np
+    import pandas as pd
 
     from factlab.metaeval.localisation import token_runs
 
@@ -234,6 +241,8 @@ def flatten_metrics(values: Mapping[str, Any], prefix: str = "") -> list[tuple[s
 
 def scalar(value: Any) -> Any:
     """A JSON-safe scalar: NaN and pandas' missing values become None, numpy numbers Python ones."""
+    import pandas as pd
+
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if hasattr(value, "item") and not isinstance(value, str | bytes):
@@ -451,6 +460,8 @@ def build_payload(
 ) -> dict[str, Any]:
     """The page's data: every scored example joined to the benchmark (a scored example the benchmark lacks is an
     error; benchmark rows never scored are counted in `n_data`), ordered by example_id, sources stored once."""
+    from factlab.models.token_localiser import TokenLocaliser
+
     data = data.assign(example_id=data["example_id"].astype(str))
     scores = scores.assign(example_id=scores["example_id"].astype(str))
     for name, frame in (("scores", scores), ("benchmark", data)):

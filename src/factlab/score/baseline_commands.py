@@ -11,8 +11,6 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-import pandas as pd
-
 from factlab.commands import add_device_arguments, settings_from_json
 from factlab.score.commands import add_job_arguments, job_examples, write_job
 
@@ -35,6 +33,8 @@ def register(commands: Any) -> None:
 
 def run_baseline(args: argparse.Namespace) -> None:
     # Each scorer's module is imported in its branch only: a rouge job never imports torch.
+    import pandas as pd
+
     started = time.perf_counter()
     examples, sampled = job_examples(args)
     sentences = pd.read_parquet(args.sentences)

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from factlab.commands import (
     add_device_arguments,
     add_sample_arguments,
@@ -28,9 +26,9 @@ from factlab.commands import (
 )
 from factlab.io import write_parquet
 from factlab.runtime import set_threads
-from factlab.score.jobs import with_pair_rate
 
 if TYPE_CHECKING:
+    import pandas as pd
     import torch
 
     from factlab.models.engine import EngineSettings
@@ -64,6 +62,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 def job_examples(args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, int]]:
     """The examples of this job: those preprocess kept, their seeded sample (`--sample-examples`), then this shard's
     documents; and the count of this shard's examples the sample left out (summed by the merge)."""
+    import pandas as pd
+
     from factlab.preprocess.benchmark import select_examples
     from factlab.sampling import sample_examples
     from factlab.score.jobs import shard_examples
@@ -87,6 +87,8 @@ def write_job(
     args: argparse.Namespace, scorer: str, scores: pd.DataFrame, counts: dict[str, Any], seconds: float, **job: Any
 ) -> None:
     """The job's score table and its report (counts, seconds, pairs/s where pairs were scored)."""
+    from factlab.score.jobs import with_pair_rate
+
     write_parquet(scores, args.out)
     report = {"benchmark": args.benchmark, "scorer": scorer, "shard": args.shard, "shards": args.shards, **job, **counts}
     report |= sample_record(args)
@@ -111,6 +113,8 @@ def run_pair_job(
     later job with the same weights (SummaC-Conv after SummaC-ZS) runs only the pairs the earlier one did not;
     `score` then takes a `cache` argument.
     """
+    import pandas as pd
+
     from factlab.models.engine import PairCache
     from factlab.models.loading import load_pair_scorer
 

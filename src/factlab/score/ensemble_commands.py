@@ -11,13 +11,14 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_sample_arguments, max_examples, positive_int, settings_from_json
 from factlab.errors import FactlabError
 from factlab.score.commands import job_examples, write_job
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ def register(commands: Any) -> None:
 
 
 def scores_by_benchmark(paths: Sequence[str]) -> dict[str, dict[str, pd.DataFrame]]:
+    import pandas as pd
+
     tables: dict[str, dict[str, pd.DataFrame]] = {}
     for path in paths:
         benchmark, scorer = Path(path).parent.name, Path(path).stem
@@ -56,6 +59,8 @@ def scores_by_benchmark(paths: Sequence[str]) -> dict[str, dict[str, pd.DataFram
 
 
 def run_fit(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.data.leakage import EvaluationIndex, evaluation_texts
     from factlab.score.ensemble import EnsembleSettings, fit_data, fit_ensemble
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import pandas as pd
-
 from factlab.commands import write_report
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
@@ -22,6 +20,8 @@ def register(commands: Any) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.score.jobs import merge_shards, read_reports
 
     if len(args.scores) != len(args.reports):

@@ -16,15 +16,15 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_device_arguments, settings_from_json
 from factlab.errors import ConfigError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.runtime import set_threads
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 
@@ -61,6 +61,9 @@ def register(commands: Any) -> None:
 
 def head_examples(mixture: pd.DataFrame, settings: ConvTrainSettings) -> pd.DataFrame:
     """Held-out document-level pairs as a benchmark-like frame with a seeded `part` (train | validation)."""
+    import numpy as np
+    import pandas as pd
+
     chosen = mixture[
         (mixture["split"] == "validation")
         & mixture["label_bin"].notna()
@@ -85,6 +88,8 @@ def head_examples(mixture: pd.DataFrame, settings: ConvTrainSettings) -> pd.Data
 
 
 def run_train_conv(args: argparse.Namespace) -> None:
+    import numpy as np
+    import pandas as pd
     import torch
     from sklearn.metrics import roc_auc_score
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import positive_int, write_report
 from factlab.io import write_parquet
 from factlab.runtime import set_threads
 from factlab.score.commands import add_model_arguments
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 
 def register(commands: Any) -> None:
@@ -83,6 +84,8 @@ def gemm_peak_gflops(device: Any, size: int = 1024, repeats: int = 20) -> float:
 
 
 def sample_pairs(data_paths: list[str], sentence_paths: list[str], per_benchmark: int, settings: Any) -> list[tuple[str, str]]:
+    import pandas as pd
+
     from factlab.score.alignscore import alignscore_pairs
 
     pairs: list[tuple[str, str]] = []
@@ -96,6 +99,7 @@ def sample_pairs(data_paths: list[str], sentence_paths: list[str], per_benchmark
 
 
 def run_throughput(args: argparse.Namespace) -> None:
+    import numpy as np
     import torch
 
     from factlab.models.engine import reference_scores, score_pairs
@@ -158,6 +162,9 @@ def run_throughput(args: argparse.Namespace) -> None:
 
 def pair_scores(pairs: list[tuple[str, str]], engine: np.ndarray, reference: np.ndarray) -> pd.DataFrame:
     """One row per pair: the engine's score, and the reference loop's where it was timed (NaN beyond)."""
+    import numpy as np
+    import pandas as pd
+
     padded = np.full(len(pairs), np.nan)
     padded[: len(reference)] = reference
     return pd.DataFrame(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from tqdm import tqdm
 
 from factlab.commands import positive_int, write_report
-from factlab.data.leakage import shingles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(commands: Any) -> None:
@@ -31,6 +32,8 @@ def register(commands: Any) -> None:
 
 def overlapping_examples(examples: pd.DataFrame, training_texts: Iterable[str], n: int) -> list[str]:
     """The example_ids (sorted) whose source or output shares an `n`-word run with any of `training_texts`."""
+    from factlab.data.leakage import shingles
+
     owners: dict[int, set[str]] = {}
     for example_id, source, output in zip(examples["example_id"], examples["source"], examples["output"], strict=True):
         for run in shingles(str(source), n) | shingles(str(output), n):
@@ -43,6 +46,8 @@ def overlapping_examples(examples: pd.DataFrame, training_texts: Iterable[str], 
 
 
 def run_training_overlap(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     examples = pd.read_parquet(args.data, columns=["example_id", "source", "output"])
     mixture = pd.read_parquet(args.mixture, columns=["text_a", "text_b"])
     texts = dict.fromkeys([*mixture["text_a"].astype(str), *mixture["text_b"].astype(str)])

@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import max_examples, positive_int, settings_from_json, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
 from factlab.runtime import set_threads
 from factlab.score.commands import add_model_arguments, engine_settings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(commands: Any) -> None:
@@ -35,6 +36,8 @@ def register(commands: Any) -> None:
 
 
 def run_tuning(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.models.loading import load_pair_scorer
     from factlab.preprocess.benchmark import select_examples
     from factlab.score.tuning import TuningSettings, choose, sweep

@@ -11,8 +11,6 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from factlab.commands import add_device_arguments, settings_from_json
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_text
@@ -36,6 +34,8 @@ def register(commands: Any) -> None:
 
 
 def run_train(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.models.aligner import save_aligner
     from factlab.train.aligner import AlignerTrainSettings, train_aligner
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import settings_from_json, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(commands: Any) -> None:
@@ -39,6 +40,8 @@ def register(commands: Any) -> None:
 
 
 def read_named(paths: list[str]) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
     frames = {}
     for path in paths:
         name = Path(path).stem
@@ -60,6 +63,8 @@ def run_mixture(args: argparse.Namespace) -> None:
 
 
 def run_leakage_check(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.train.mixture import check_leakage
 
     report = check_leakage(pd.read_parquet(args.mixture), read_named(args.evaluation), args.ngram)

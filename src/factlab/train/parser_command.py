@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from factlab.commands import add_device_arguments, settings_from_json
 from factlab.io import write_json
 from factlab.runtime import set_threads
@@ -32,6 +30,8 @@ def register(commands: Any) -> None:
 
 
 def run_train(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.train.qasem import TrainSettings, prepare_training, train_parser
 
     set_threads(args.threads)

@@ -29,26 +29,19 @@ import argparse
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments, write_report
-from factlab.data.leakage import EvaluationIndex, evaluation_texts, leaking_rows
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
-from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.calibration import (
-    as_probabilities,
-    expected_calibration_error,
-    isotonic_calibrator,
-    reliability_records,
-)
-from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc, tune_threshold
 from factlab.metaeval.errors import StatisticsError
-from factlab.metaeval.paired import paired_auc_difference
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from factlab.data.leakage import EvaluationIndex
 
 LOG = logging.getLogger(__name__)
 COLUMNS = (
@@ -141,6 +134,8 @@ def breakdowns(benchmark: str, frame: pd.DataFrame, columns: Sequence[str]) -> d
     where they have both labels; where they have one label only (WiCE's partially supported claims are all
     unsupported), those examples against every example of the other label (partially supported vs supported), unless
     that is the whole benchmark again. Examples without a value are in no breakdown."""
+    import pandas as pd
+
     subsets = {}
     for column in columns:
         for value, part in frame.groupby(column, sort=True):
@@ -157,6 +152,8 @@ def breakdowns(benchmark: str, frame: pd.DataFrame, columns: Sequence[str]) -> d
 
 def pooled_validation(tuning: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
     """The scored validation examples of every tuning benchmark, pooled; None without both labels."""
+    import pandas as pd
+
     frames = [frame.dropna(subset=["score"]) for frame in tuning.values()]
     pooled = pd.concat(frames) if frames else pd.DataFrame()
     if pooled.empty or pooled["label"].nunique() < 2:
@@ -165,6 +162,8 @@ def pooled_validation(tuning: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None
 
 
 def validation_threshold(tuning: Mapping[str, pd.DataFrame]) -> float | None:
+    from factlab.metaeval.detection import tune_threshold
+
     pooled = pooled_validation(tuning)
     if pooled is None:
         return None
@@ -184,6 +183,10 @@ def detection_row(
     seed: int,
     ece_bins: int,
 ) -> dict[str, Any]:
+    import numpy as np
+
+    from factlab.metaeval.calibration import as_probabilities, expected_calibration_error
+
     scored = frame.dropna(subset=["score"])
     labels = scored["label"].astype(int).to_numpy()
     values = scored["score"].to_numpy(dtype=float)
@@ -219,6 +222,10 @@ def grouped_interval(
 ) -> tuple[float, float]:
     """The percentile bootstrap interval of `statistic(labels, values)` resampling `groups`; (NaN, NaN), with a
     warning naming `what`, when the bootstrap cannot give one."""
+    import numpy as np
+
+    from factlab.metaeval.bootstrap import bootstrap_ci
+
     try:
         ci = bootstrap_ci(
             statistic,
@@ -248,6 +255,10 @@ def discrimination(
     """Of scored rows (`label`, `score`, `groups`) holding both labels: ROC AUC with a percentile bootstrap CI that
     resamples the `groups` column's groups (left out, with a warning naming `name`, when the bootstrap cannot give one), and
     balanced accuracy at 0.5, at the rows' own best threshold (oracle) and at `threshold` when one is given."""
+    import numpy as np
+
+    from factlab.metaeval.detection import evaluate_at_threshold, fixed05, oracle, roc_auc
+
     labels = scored["label"].astype(int).to_numpy()
     values = scored["score"].to_numpy(dtype=float)
     result = {"roc_auc": roc_auc(labels, values)}
@@ -288,6 +299,8 @@ class TuningOverlap:
         self.shares: dict[tuple[str, frozenset[str]], float] = {}
 
     def __call__(self, benchmark: str, frame: pd.DataFrame) -> float:
+        from factlab.data.leakage import EvaluationIndex, evaluation_texts, leaking_rows
+
         scored = frozenset(frame.dropna(subset=["score"])["example_id"])
         if not self.validation or not scored:
             return 0.0
@@ -302,6 +315,10 @@ class TuningOverlap:
 
 
 def run_detection(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from factlab.metaeval.calibration import isotonic_calibrator
+
     data_paths = {Path(path).stem: path for path in args.data}
     data = {name: pd.read_parquet(path) for name, path in data_paths.items()}
     groups = group_arguments(args.groups, data, data_paths)
@@ -369,6 +386,8 @@ def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
     counts them, `sampled_benchmarks` names those scored on a seeded sample (score.sample). Breakdown rows
     (`B[column=value]`) are listed but are not in the means: their examples are B's."""
 
+    import numpy as np
+
     metrics: dict[str, Any] = {}
     for scorer, rows in table.groupby("scorer", sort=True):
         rows = rows.dropna(subset=["roc_auc"]).sort_values("benchmark")
@@ -402,6 +421,10 @@ def reliability_rows(
     `metric` names the panel: the scorer (raw scores, only where they lie in [0, 1]) and
     `<scorer>, isotonic` (after the validation-fitted isotonic map, when one was fitted).
     """
+    import pandas as pd
+
+    from factlab.metaeval.calibration import as_probabilities, reliability_records
+
     scored = [frame.dropna(subset=["score"]) for frame in frames]
     pooled = pd.concat(scored, ignore_index=True) if scored else pd.DataFrame(columns=["label", "score"])
     labels = pooled["label"].astype(int).to_numpy()
@@ -445,6 +468,10 @@ def compare_with_best(
     """Per benchmark, each scorer's AUC minus the best scorer's, on the examples both scored. The best is the highest
     AUC of the scorers that scored the whole benchmark (of every scorer where all scored a sample): an AUC on a seeded
     sample is noisier, and the others would be compared on its sample only."""
+    import numpy as np
+
+    from factlab.metaeval.paired import paired_auc_difference
+
     table = table.copy()
     table["best_scorer"] = table["best_scorer"].astype(object)
     for benchmark, rows in table.groupby("benchmark"):

@@ -22,28 +22,19 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import headline_number
-from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.error_types import (
-    EVALUATED_TYPES,
-    Word,
-    best_f1_threshold,
-    category_present,
-    confusion,
-    presence_auc,
-    rule_scores,
-    summary_type_scores,
-)
 from factlab.metaeval.errors import StatisticsError
-from factlab.metaeval.localisation import token_f1
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.error_types import Word
 
 LOG = logging.getLogger(__name__)
 METHODS = ("type_head", "unsupported", "rule", "majority")
@@ -65,6 +56,7 @@ def register(commands: Any) -> None:
 
 def parsed_words(texts: list[str]) -> dict[str, list[Word]]:
     """Each distinct text's words (lower-cased text, lemma, part of speech), parsed once."""
+    from factlab.metaeval.error_types import Word
     from factlab.runtime import load_spacy
 
     nlp = load_spacy(disable=("ner", "parser"))
@@ -77,6 +69,11 @@ def parsed_words(texts: list[str]) -> dict[str, list[Word]]:
 
 def summary_table(data: pd.DataFrame, scores: pd.DataFrame, *, scores_path: str) -> tuple[pd.DataFrame, dict[str, int]]:
     """One row per scored FRANK summary: split, doc_id, presence and every method's score per category."""
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.error_types import EVALUATED_TYPES, category_present, rule_scores, summary_type_scores
+
     if "sentences" not in scores.columns:
         raise DataError("no per-sentence detail", file=scores_path, field="sentences")
     joined = data.merge(scores[["example_id", "score", "sentences"]], on="example_id", how="inner", validate="one_to_one")
@@ -107,6 +104,10 @@ def summary_table(data: pd.DataFrame, scores: pd.DataFrame, *, scores_path: str)
 def auc_among_errors(present: np.ndarray, score: np.ndarray) -> float:
     """ROC AUC of `score` for one category among summaries that have some error (ties count half, so a constant
     gets 0.5); NaN where there are none, or the category is always or never present among them."""
+    import numpy as np
+
+    from factlab.metaeval.error_types import presence_auc
+
     if len(present) == 0:
         return np.nan
     try:
@@ -116,6 +117,12 @@ def auc_among_errors(present: np.ndarray, score: np.ndarray) -> float:
 
 
 def category_rows(table: pd.DataFrame, settings: argparse.Namespace) -> list[dict[str, Any]]:
+    import numpy as np
+
+    from factlab.metaeval.bootstrap import bootstrap_ci
+    from factlab.metaeval.error_types import EVALUATED_TYPES, best_f1_threshold, presence_auc
+    from factlab.metaeval.localisation import token_f1
+
     validation, evaluated = table[table["split"] == VALIDATION], table[table["split"] == EVALUATED]
     with_errors = evaluated["any_present"].to_numpy(dtype=bool)
     rows = []
@@ -160,6 +167,11 @@ def category_rows(table: pd.DataFrame, settings: argparse.Namespace) -> list[dic
 
 
 def confusion_frame(table: pd.DataFrame) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.error_types import EVALUATED_TYPES, confusion
+
     evaluated = table[table["split"] == EVALUATED]
     present = evaluated[[f"{name}_present" for name in EVALUATED_TYPES]].to_numpy()
     single = present.sum(axis=1) == 1
@@ -171,6 +183,11 @@ def confusion_frame(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_error_types(args: argparse.Namespace) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.error_types import EVALUATED_TYPES
+
     data = pd.read_parquet(args.data)
     missing = [name for name in (*EVALUATED_TYPES, "split", "doc_id", "source", "output") if name not in data.columns]
     if missing:

@@ -25,15 +25,13 @@ import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
-from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import FactlabError
 from factlab.io import write_json
 from factlab.metaeval.analyses.published.frank import (
+    BASELINE_METRICS,
     HUMAN,
     SUBSET_LABELS,
     BootstrapSettings,
@@ -48,8 +46,10 @@ from factlab.metaeval.analyses.published.frank import (
     with_bootstrap_cis,
     write_csv,
 )
-from factlab.metaeval.partial import PARTIAL_VARIANTS, residual_dimensions, varies_within_confounders
-from factlab.metaeval.williams import WILLIAMS_VARIANTS
+from factlab.metaeval.variants import PARTIAL_VARIANTS, WILLIAMS_VARIANTS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 PREFIX = "factlab "
@@ -124,6 +124,8 @@ def varying_scorers(
     - the rating is (a small sample of a subset whose ratings are mostly 0): `scorers_left_out_unvarying_rating`.
     An error when every full scorer is left out. The variation test is the partial correlation's own
     (`varies_within_confounders`)."""
+    from factlab.metaeval.partial import residual_dimensions, varies_within_confounders
+
     scorers = [*full, *sampled]
     reasons = {
         "scorers_left_out_too_few_summaries": "leave too few residual dimensions",
@@ -186,6 +188,8 @@ def headline(
 
 
 def run_frank_scorers(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     frame = load_joined(args.benchmark, args.released)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
     sampled = {Path(path).stem: pd.read_parquet(path) for path in args.sampled_scores}

@@ -35,35 +35,21 @@ import json
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
-from factlab.metaeval.bootstrap import bootstrap_ci
 from factlab.metaeval.errors import StatisticsError
-from factlab.metaeval.localisation import (
-    LOCALISATION_POLICIES,
-    SpanPRF,
-    TokenPRF,
-    document_split,
-    flag_all_baseline,
-    flag_tokens,
-    policy_threshold,
-    project_sentence_support,
-    project_unit_support,
-    span_prf,
-    token_agreement,
-    token_f1,
-    token_prf,
-    token_roc_auc,
-)
-from factlab.models.token_localiser import FEATURES, TokenLocaliser, WordFeatures, fit_localiser, word_features
-from factlab.models.token_words import piece_arrays
+from factlab.metaeval.variants import LOCALISATION_POLICIES
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.localisation import SpanPRF, TokenPRF
+    from factlab.models.token_localiser import TokenLocaliser, WordFeatures
 
 LOG = logging.getLogger(__name__)
 GOLD_COLUMNS = ("example_id", "doc_id", "split", "output", "tokens", "token_offsets", "token_labels")
@@ -155,6 +141,8 @@ def _json_list(value: Any, *, file: str, record: str, field: str) -> list:
 
 
 def _zero_one(values: list, n: int, *, file: str, record: str, field: str) -> np.ndarray:
+    import numpy as np
+
     if len(values) != n or not all(v in (0, 1) and not isinstance(v, float | bool) for v in values):
         raise DataError(f"not a list of {n} labels 0/1", file=file, record=record, field=field)
     return np.asarray(values, dtype=np.int64)
@@ -162,6 +150,8 @@ def _zero_one(values: list, n: int, *, file: str, record: str, field: str) -> np
 
 def gold_example(row: dict[str, Any], *, file: str) -> GoldExample:
     """One gold row checked: tokens are the output's text at their offsets, labels 0/1, one per token."""
+    import numpy as np
+
     record = str(row["example_id"])
     output = row["output"]
     if not isinstance(output, str):
@@ -204,6 +194,8 @@ def gold_example(row: dict[str, Any], *, file: str) -> GoldExample:
 
 def read_example_table(path: str, columns: tuple[str, ...]) -> pd.DataFrame:
     """A parquet table with `columns`, one row per example_id (else a DataError naming file, record, field)."""
+    import pandas as pd
+
     frame = pd.read_parquet(path)
     missing = [column for column in columns if column not in frame.columns]
     if missing:
@@ -225,6 +217,8 @@ def split_parts(
     gold: dict[str, GoldExample], *, file: str, val_fraction: float, seed: int
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """example_id -> "validation" | "evaluated", and the split's description for the report."""
+    from factlab.metaeval.localisation import document_split
+
     splits = sorted({example.split for example in gold.values()})
     if splits == ["dev", "test"]:
         parts = {eid: VALIDATION if example.split == "dev" else EVALUATED for eid, example in gold.items()}
@@ -247,6 +241,8 @@ def split_parts(
 
 def example_sentences(sentences: Any, *, file: str, record: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(offsets, support, texts) of one scored output's sentences."""
+    import numpy as np
+
     if sentences is None or not all(isinstance(s, dict) for s in sentences):
         raise DataError("not a list of sentence records", file=file, record=record, field="sentences")
     try:
@@ -262,6 +258,8 @@ def example_sentences(sentences: Any, *, file: str, record: str) -> tuple[np.nda
 
 def example_units(units: Any, output: str, *, file: str, record: str) -> tuple[list[np.ndarray], np.ndarray]:
     """(output spans, support) of one scored output's units (its QAs, or its sentences where it has none)."""
+    import numpy as np
+
     if units is None or not all(isinstance(u, dict) for u in units):
         raise DataError("not a list of unit records", file=file, record=record, field="units")
     try:
@@ -290,6 +288,8 @@ def example_units(units: Any, output: str, *, file: str, record: str) -> tuple[l
 
 def token_units(pieces: Any, output: str, *, file: str, record: str) -> tuple[list[np.ndarray], np.ndarray]:
     """(output spans, support) of one scored output's word pieces (the token head's detail)."""
+    import numpy as np
+
     if pieces is None or not all(isinstance(p, dict) for p in pieces):
         raise DataError("not a list of token records", file=file, record=record, field=TOKEN_DETAIL)
     try:
@@ -305,6 +305,8 @@ def token_units(pieces: Any, output: str, *, file: str, record: str) -> tuple[li
 
 def projected_support(detail: Any, detail_column: str, example: GoldExample, *, file: str, record: str) -> Any:
     """The example's tokens' support from its score detail: per-sentence support or per-unit spans."""
+    from factlab.metaeval.localisation import project_sentence_support, project_unit_support
+
     if detail_column == TOKEN_DETAIL:
         spans, support = token_units(list(detail), example.output, file=file, record=record)
         project = project_unit_support
@@ -332,6 +334,9 @@ def scored_tokens(
     `detail` names the column to localise with (default: the first of DETAIL_COLUMNS the table has).
     `tokens_outside_units` counts the tokens outside every scored unit: outside every sentence (projected from the
     nearest) or, for a table of units, covered by no unit (support 1)."""
+    import numpy as np
+    import pandas as pd
+
     scores = read_example_table(path, SCORE_COLUMNS) if scores is None else scores
     detail_column = detail or next((column for column in DETAIL_COLUMNS if column in scores.columns), None)
     if detail_column is None:
@@ -367,6 +372,10 @@ def scored_tokens(
 def _interval(
     statistic: Any, *arrays: np.ndarray, groups: np.ndarray, settings: argparse.Namespace, what: str
 ) -> tuple[float, float]:
+    import numpy as np
+
+    from factlab.metaeval.bootstrap import bootstrap_ci
+
     try:
         ci = bootstrap_ci(
             statistic,
@@ -386,6 +395,18 @@ def localisation_rows(
     dataset: str, scorer: str, tokens: pd.DataFrame, n_unscored: int, n_outside: int, settings: argparse.Namespace
 ) -> tuple[list[dict[str, Any]], dict[str, float | None]]:
     """The rows of one (gold dataset, scorer): each policy, then the flag-all baseline; and the thresholds."""
+    import numpy as np
+
+    from factlab.metaeval.localisation import (
+        flag_all_baseline,
+        flag_tokens,
+        policy_threshold,
+        span_prf,
+        token_f1,
+        token_prf,
+        token_roc_auc,
+    )
+
     evaluated = tokens[tokens["part"] == EVALUATED]
     validation = tokens[tokens["part"] == VALIDATION]
     what = f"{scorer} on {dataset}"
@@ -465,6 +486,8 @@ def span_columns(prf: SpanPRF) -> dict[str, Any]:
 
 def agreement_report(gold: dict[str, GoldExample], parts: dict[str, str]) -> dict[str, Any] | None:
     """Token agreement of the annotators over all outputs and over the evaluated part; None without annotators."""
+    from factlab.metaeval.localisation import token_agreement
+
     annotated = {eid: example.workers for eid, example in gold.items() if example.workers is not None}
     if not annotated or max(workers.shape[0] for workers in annotated.values()) < 2:
         return None
@@ -493,11 +516,14 @@ def read_sources(path: str) -> dict[str, str]:
 
 
 # The word features of each (score table, example): the localiser's fit and its reading share them.
-WordCache = dict[tuple[str, str], WordFeatures]
+WordCache = dict[tuple[str, str], "WordFeatures"]
 
 
 def example_words(table: GoldTable, example_id: str, pieces: Any, *, file: str, cache: WordCache) -> WordFeatures:
     """The token localiser's features of one scored output's words (computed once per score table)."""
+    from factlab.models.token_localiser import word_features
+    from factlab.models.token_words import piece_arrays
+
     if (file, example_id) in cache:
         return cache[(file, example_id)]
     if table.sources is None or example_id not in table.sources:
@@ -515,6 +541,13 @@ def localiser_training_tokens(
     """(features, 0/1 unsupported) of the validation part's gold tokens: each token takes the features of the
     word over it that the head finds least supported (the projection the analysis uses); tokens under no
     word are left out."""
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.localisation import project_unit_support
+    from factlab.models.token_localiser import FEATURES
+    from factlab.models.token_words import piece_arrays
+
     values, labels = [], []
     for row in scores.itertuples(index=False):
         example_id = str(row.example_id)
@@ -536,6 +569,10 @@ def localised_scores(
     table: GoldTable, scores: pd.DataFrame, localiser: TokenLocaliser, *, file: str, cache: WordCache
 ) -> pd.DataFrame:
     """`scores` with its token detail replaced by the localiser's words (start, end, support = 1 - P(unsupported))."""
+    import pandas as pd
+
+    from factlab.models.token_words import piece_arrays
+
     words = []
     for row in scores.itertuples(index=False):
         pieces = getattr(row, TOKEN_DETAIL)
@@ -558,6 +595,10 @@ def fit_localisers(
 ) -> dict[str, dict[str, Any]]:
     """Per scorer with token detail, a token localiser fit on the validation tokens of every gold table with
     sources, and what it was fit on."""
+    import numpy as np
+
+    from factlab.models.token_localiser import fit_localiser
+
     pooled: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for table in tables:
         if table.sources is None:
@@ -584,6 +625,10 @@ def fit_localisers(
 
 
 def run_localisation(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from factlab.models.token_localiser import TokenLocaliser
+
     gold_paths = benchmark_arguments(args.gold, "--gold", "path")
     source_paths = benchmark_arguments(args.sources, "--sources", "path") if args.sources else {}
     by_benchmark: dict[str, list[str]] = {}

@@ -31,20 +31,18 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
-from numpy.typing import ArrayLike
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.metaeval.analyses.detection import detection_row as response_detection_row
 from factlab.metaeval.analyses.detection import labelled_scores
-from factlab.metaeval.bootstrap import bootstrap_ci
-from factlab.metaeval.detection import FIXED_THRESHOLD, evaluate_at_threshold, roc_auc
 from factlab.metaeval.errors import StatisticsError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 ALL = "all"
 QA_COLUMNS = ["qa_id", "example_id", "task", "label", "sentence_index", "qa_score", "sentence_score"]
@@ -65,6 +63,8 @@ DETECTION_COLUMNS = [
 
 def unit_rows(scores: pd.DataFrame, unit: str, what: str) -> pd.DataFrame:
     """The `units` detail of a qasem_consistency score table as rows (example_id + the unit's fields) of kind `unit`."""
+    import pandas as pd
+
     if "units" not in scores.columns:
         raise DataError("not a qasem_consistency score table (no 'units' detail column)", file=what, field="units")
     rows = [
@@ -112,10 +112,17 @@ def qa_table(qa_scores: pd.DataFrame, sentence_scores: pd.DataFrame, gold_qas: p
 
 
 def auc_difference(labels: ArrayLike, first: ArrayLike, second: ArrayLike) -> float:
+    from factlab.metaeval.detection import roc_auc
+
     return roc_auc(labels, first) - roc_auc(labels, second)
 
 
 def detection_row(table: pd.DataFrame, task: str, n_resamples: int, confidence: float, seed: int) -> dict[str, Any]:
+    import numpy as np
+
+    from factlab.metaeval.bootstrap import bootstrap_ci
+    from factlab.metaeval.detection import FIXED_THRESHOLD, evaluate_at_threshold, roc_auc
+
     labels = table["label"].to_numpy()
     qa, sentence = table["qa_score"].to_numpy(dtype=float), table["sentence_score"].to_numpy(dtype=float)
     row: dict[str, Any] = {
@@ -157,6 +164,8 @@ def qa_detection(
     tasks: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Per task (and `all`): ROC AUC of the QA score and of its sentence's score against the QA label (DETECTION_COLUMNS)."""
+    import pandas as pd
+
     names = sorted(set(table["task"])) if tasks is None else list(tasks)
     rows = [detection_row(table[table["task"] == task], task, n_resamples, confidence, seed) for task in names]
     rows.append(detection_row(table, ALL, n_resamples, confidence, seed))
@@ -177,6 +186,8 @@ def response_detection(
     ece_bins: int,
 ) -> pd.DataFrame:
     """Per decomposition, per task and `all`: the response score as a detector of the response label (RESPONSE_COLUMNS)."""
+    import pandas as pd
+
     rows = []
     for decomposition, table in scores.items():
         labelled = labelled_scores(data, table).merge(data[["example_id", "task"]], on="example_id")
@@ -209,6 +220,8 @@ def named_paths(items: Sequence[str]) -> dict[str, str]:
 
 
 def run_qa_decomposition(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     scores = {name: pd.read_parquet(path) for name, path in named_paths(args.scores).items()}
     missing = [name for name in DECOMPOSITIONS if name not in scores]
     if missing:

@@ -28,10 +28,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
@@ -39,7 +36,10 @@ from factlab.io import write_json, write_text
 from factlab.metaeval.analyses.detection import best_candidates, discrimination, grouped_interval, validation_threshold
 from factlab.metaeval.analyses.qa_decomposition import ALL, unit_rows
 from factlab.metaeval.arguments import headline_number
-from factlab.metaeval.detection import fixed05
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 PROTOCOL_SCORER = "qasem_consistency"
 TUNING_SPLIT = "dev"  # the benchmark's validation split (upstream data/dev.jsonl)
@@ -107,6 +107,8 @@ def detection_row(
     frame: pd.DataFrame, threshold: float | None, *, resamples: int, confidence: float, seed: int, name: str
 ) -> dict[str, Any]:
     """n, AUC with a source-bootstrap CI, and balanced accuracy at 0.5 and at `threshold` (NaN: one class, or no threshold)."""
+    import numpy as np
+
     scored = frame.dropna(subset=["score"])
     row: dict[str, Any] = dict.fromkeys(COLUMNS[4:], np.nan)
     row.update(n=len(scored), n_unscored=len(frame) - len(scored), supported=int(scored["label"].sum()))
@@ -134,6 +136,8 @@ def detection_row(
 
 
 def fixed05_balanced_accuracy(labels: np.ndarray, scores: np.ndarray) -> float:
+    from factlab.metaeval.detection import fixed05
+
     return fixed05(labels, scores).balanced_accuracy
 
 
@@ -142,6 +146,8 @@ def qa_detection(
 ) -> pd.DataFrame:
     """Per scorer (its gold QAs with scores, `gold_qa_scores`), split and task (and `all`): COLUMNS; `sampled`: the
     scorers that scored a seeded sample of the QAs (score.sample)."""
+    import pandas as pd
+
     rows = []
     for scorer, frame in scored.items():
         # one threshold per scorer, tuned on the dev QAs of every task pooled
@@ -164,6 +170,8 @@ def qa_detection(
 
 
 def published_table() -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {"system": system, "task": task, "split": PUBLISHED_SPLIT, "bacc_fixed05_x100": value, "source": PUBLISHED_SOURCE}
@@ -207,6 +215,8 @@ def scorer_name(path: str) -> str:
 
 
 def load_scored(gold_path: str, score_paths: Sequence[str], protocol_path: str | None) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
     gold_qas = pd.read_parquet(gold_path)
     scored: dict[str, pd.DataFrame] = {}
     for path in score_paths:

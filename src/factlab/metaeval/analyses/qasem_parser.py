@@ -13,15 +13,15 @@ import argparse
 import logging
 import time
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments, add_device_arguments
 from factlab.errors import FactlabError
 from factlab.io import write_json, write_parquet, write_text
 from factlab.runtime import set_threads
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 SCORE_COLUMNS = ["dataset", "unlabeled_precision", "unlabeled_recall", "unlabeled_f1", "labeled_f1", "n_gold", "n_pred"]
@@ -34,6 +34,8 @@ COUNT_COLUMNS = ["n_gold", "n_pred", "matched", "matched_labeled"]
 def sentence_counts(predicted: Any, gold: Any, threshold: float) -> pd.DataFrame:
     """Argument counts per sentence (rows: sentence_id + COUNT_COLUMNS): the bootstrap's unit. Summed,
     they are evaluation.score_arguments' pooled counts (the same predicates, scored once)."""
+    import pandas as pd
+
     from factlab.models.qasem.evaluation import ArgumentCounts, score_predicate
 
     by_sentence: dict[str, ArgumentCounts] = {}
@@ -64,6 +66,8 @@ def f1_of_sums(labeled: bool):
 def bootstrap_rows(name: str, per_sentence: pd.DataFrame, resamples: int, confidence: float, seed: int) -> list[dict]:
     """Sentence-bootstrap percentile CIs of UA-F1 and LA-F1; for UA-F1 also the share of resamples
     above the published T5-small number (the evidence behind "above the published parser")."""
+    import numpy as np
+
     from factlab.metaeval.bootstrap import bootstrap_distribution, percentile_interval
 
     arrays = [per_sentence[column].to_numpy() for column in COUNT_COLUMNS]
@@ -114,6 +118,8 @@ def limited(sentences: list[Any], max_sentences: int) -> list[Any]:
 
 
 def run_evaluate(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.models.qasem.benchmark import (
         consistency_coverage,
         detection_scores,

@@ -26,9 +26,7 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError, FactlabError
@@ -45,8 +43,10 @@ from factlab.metaeval.analyses.published.frank import (
     with_bootstrap_cis,
     write_csv,
 )
-from factlab.metaeval.partial import PARTIAL_VARIANTS
-from factlab.metaeval.williams import WILLIAMS_VARIANTS
+from factlab.metaeval.variants import PARTIAL_VARIANTS, WILLIAMS_VARIANTS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LOG = logging.getLogger(__name__)
 NON_ALPHANUMERIC = re.compile(r"[^0-9a-z]+")
@@ -72,6 +72,8 @@ WILLIAMS_COLUMNS = (
 
 
 def read_benchmark(path: str) -> pd.DataFrame:
+    import pandas as pd
+
     frame = pd.read_parquet(path)
     missing = [column for column in BENCHMARK_COLUMNS if column not in frame.columns]
     if missing:
@@ -125,6 +127,8 @@ def headline(
 
 
 def run_summeval_scorers(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     frame = read_benchmark(args.benchmark)
     scores = {Path(path).stem: pd.read_parquet(path) for path in args.scores}
     sampled = {Path(path).stem: pd.read_parquet(path) for path in args.sampled_scores}

@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.errors import DataError
-from factlab.metaeval import fleiss_kappa, krippendorff_alpha_nominal, majority_agreement_share
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 AGREEMENT_COLUMNS = [
     "dataset",
@@ -38,6 +38,8 @@ AGREEMENT_COLUMNS = [
 
 def ratings_matrix(votes: pd.Series) -> np.ndarray:
     """(items × max votes) float array of the votes, NaN where an item has fewer votes."""
+    import numpy as np
+
     lengths = votes.map(len).to_numpy()
     if len(lengths) == 0 or lengths.min() < 1:
         raise DataError("every item needs at least one vote", field="votes")
@@ -48,6 +50,10 @@ def ratings_matrix(votes: pd.Series) -> np.ndarray:
 
 
 def dataset_agreement(name: str, votes: pd.Series) -> dict[str, Any]:
+    import numpy as np
+
+    from factlab.metaeval import fleiss_kappa, krippendorff_alpha_nominal, majority_agreement_share
+
     matrix = ratings_matrix(votes)
     complete = ~np.isnan(matrix).any(axis=1)
     raters = matrix.shape[1]
@@ -67,6 +73,8 @@ def dataset_agreement(name: str, votes: pd.Series) -> dict[str, Any]:
 
 def agreement_table(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per dataset (in the given order) from each frame's `votes` column."""
+    import pandas as pd
+
     rows = [dataset_agreement(name, frame["votes"]) for name, frame in frames.items()]
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
@@ -89,6 +97,8 @@ def register(commands: Any) -> None:
 
 
 def run_agreement(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.io import write_json, write_text
 
     frames = {Path(path).stem: pd.read_parquet(path, columns=["votes"]) for path in args.data}

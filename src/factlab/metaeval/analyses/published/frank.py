@@ -35,27 +35,18 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
-from factlab.data.adapters.frank import BASELINE_METRICS
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
-from factlab.metaeval import (
-    PartialCorrelation,
-    bootstrap_ci,
-    correlation_coefficient,
-    dropna_pairs,
-    partial_correlation,
-    residualize,
-    williams_from_scores,
-    williams_test,
-)
-from factlab.metaeval.partial import PARTIAL_VARIANTS, PartialVariant, varies_within_confounders
-from factlab.metaeval.williams import WILLIAMS_VARIANTS, WilliamsVariant
+from factlab.metaeval.variants import PARTIAL_VARIANTS, WILLIAMS_VARIANTS, PartialVariant, WilliamsVariant
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval import PartialCorrelation
 
 LOG = logging.getLogger(__name__)
 HUMAN = "human_score"  # FRANK's `Factuality`
@@ -65,6 +56,25 @@ FLIP_PREFIX = "Flip_"
 SUBSET_LABELS = {"all": "All data", "cnndm": "CNN/DM", "xsum": "XSum"}
 SPLITS = ("all", "validation", "test")
 SIGNIFICANCE_LEVEL = 0.05
+# FRANK's baseline metrics as its baseline file spells them, in its order: factlab.data.adapters.frank's BASELINE_METRICS,
+# written out here so that the commands list them without importing the adapter (and pandas); a test keeps them equal.
+BASELINE_METRICS = (
+    "Rouge 1",
+    "Rouge 2",
+    "Rouge L",
+    "Bleu",
+    "Meteor",
+    "BertScore P",
+    "BertScore R",
+    "BertScore F1",
+    "BertScore P Art",
+    "BertScore R Art",
+    "BertScore F1 Art",
+    "FactCC",
+    "FEQA",
+    "Dep Entail",
+    "QAGS",
+)
 CORRELATION_COLUMNS = [
     "metric",
     "subset",
@@ -167,6 +177,8 @@ class PartialPair:
 
 def partial_pair(frame: pd.DataFrame, metric: str, target: str, variant: PartialVariant) -> PartialPair:
     """Partial Pearson and Spearman of `metric` with `target` given the system, on this metric's non-missing rows."""
+    from factlab.metaeval import dropna_pairs, partial_correlation
+
     kept = dropna_pairs(frame[metric], frame[target], frame[CONFOUNDER])
     scores, human, system = kept.arrays
     return PartialPair(
@@ -183,6 +195,8 @@ def metric_human_correlations(
     metrics: Sequence[str] = BASELINE_METRICS,
 ) -> pd.DataFrame:
     """One row per (metric, subset): partial Pearson/Spearman with Factuality (`CORRELATION_COLUMNS`)."""
+    import pandas as pd
+
     rows = []
     for subset in subsets:
         part = select_subset(frame, subset)
@@ -208,6 +222,11 @@ def pearson_bootstrap_cis(
     frame: pd.DataFrame, settings: BootstrapSettings, metrics: Sequence[str] = BASELINE_METRICS
 ) -> pd.DataFrame:
     """Per metric: percentile CI of the partial Pearson, residualise first, then resample documents."""
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval import bootstrap_ci, correlation_coefficient, dropna_pairs, residualize
+
     pearson_r = correlation_coefficient("pearson")
     rows = []
     for metric in metrics:
@@ -229,6 +248,8 @@ def pearson_bootstrap_cis(
 
 def with_bootstrap_cis(correlations: pd.DataFrame, cis: pd.DataFrame, subset: str = "all") -> pd.DataFrame:
     """`correlations` with the CI columns filled on the rows of `subset` (empty on the others)."""
+    import numpy as np
+
     result = correlations.copy()
     by_metric = cis.set_index("metric")
     on_subset = result["subset"] == subset
@@ -258,6 +279,10 @@ def williams_comparisons(
     p-values are given (`p_frank_one_sided` is FRANK's: half the two-sided one); `p` is the one
     `williams_variant` selects.
     """
+    import pandas as pd
+
+    from factlab.metaeval import dropna_pairs, williams_from_scores, williams_test
+
     if williams_variant not in WILLIAMS_VARIANTS:
         raise DataError(f"unknown Williams variant {williams_variant!r}; choose one of {list(WILLIAMS_VARIANTS)}")
     rows = []
@@ -290,6 +315,8 @@ def williams_comparisons(
 
 def pairwise_matrix(comparisons: pd.DataFrame, column: str, metrics: Sequence[str], diagonal: float) -> pd.DataFrame:
     """Symmetric metric x metric matrix of `column` from `williams_comparisons` rows."""
+    import pandas as pd
+
     values = {
         frozenset(pair): value
         for *pair, value in zip(comparisons["metric_a"], comparisons["metric_b"], comparisons[column], strict=True)
@@ -325,6 +352,11 @@ def category_ablation(
 
     `flips` defaults to every `Flip_*` column of `frame` (FRANK's `--ablations`).
     """
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval.partial import varies_within_confounders
+
     available = flip_columns(frame)
     flips = available if flips is None else list(flips)
     unknown = [flip for flip in flips if flip not in available]
@@ -402,6 +434,8 @@ def headline_metrics(correlations: pd.DataFrame, comparisons: pd.DataFrame) -> d
 
 
 def load_joined(benchmark: str | Path, scores: str | Path) -> pd.DataFrame:
+    import pandas as pd
+
     return join_scores(pd.read_parquet(benchmark), pd.read_parquet(scores))
 
 
@@ -433,6 +467,8 @@ def run_ablation(args: argparse.Namespace) -> None:
 
 
 def run_summary(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     summary = headline_metrics(pd.read_csv(args.correlations), pd.read_csv(args.williams))
     write_json(summary, args.out)
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.errors import DataError
-from factlab.metaeval import fleiss_kappa
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 STATISTICS_COLUMNS = [
     "task",
@@ -46,6 +46,8 @@ VOTES_PER_ITEM = 3
 
 def vote_matrix(votes: pd.Series, what: str) -> np.ndarray:
     """(items × 3) vote array; raises naming the first item without exactly 3 votes."""
+    import numpy as np
+
     lengths = votes.map(len)
     wrong = lengths != VOTES_PER_ITEM
     if wrong.any():
@@ -58,6 +60,8 @@ def vote_matrix(votes: pd.Series, what: str) -> np.ndarray:
 
 def span_votes(responses: pd.DataFrame) -> pd.Series:
     """One entry (a vote array) per annotated span of the given responses."""
+    import pandas as pd
+
     return pd.Series([votes for spans in responses["span_votes"] for votes in spans], dtype=object)
 
 
@@ -68,6 +72,8 @@ def predicate_mixes(qas: pd.DataFrame) -> pd.Series:
 
 
 def task_statistics(responses: pd.DataFrame, qas: pd.DataFrame, task: str) -> dict[str, Any]:
+    from factlab.metaeval import fleiss_kappa
+
     spans = span_votes(responses)
     n_sentences = int(responses["sentences"].map(len).sum())
     if int(responses["n_qas"].sum()) != len(qas):
@@ -88,6 +94,8 @@ def task_statistics(responses: pd.DataFrame, qas: pd.DataFrame, task: str) -> di
 
 def statistics_table(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.DataFrame:
     """One row per task with the columns of STATISTICS_COLUMNS (see the module docstring)."""
+    import pandas as pd
+
     tasks = sorted(set(responses["task"]) | set(qas["task"]))
     rows = [task_statistics(responses[responses["task"] == t], qas[qas["task"] == t], t) for t in tasks]
     return pd.DataFrame(rows, columns=STATISTICS_COLUMNS)
@@ -95,6 +103,8 @@ def statistics_table(responses: pd.DataFrame, qas: pd.DataFrame) -> pd.DataFrame
 
 def headline_metrics(responses: pd.DataFrame, qas: pd.DataFrame, statistics: pd.DataFrame) -> dict[str, Any]:
     """metrics.json: κ per task and over all tasks, and the counts behind the shares."""
+    from factlab.metaeval import fleiss_kappa
+
     all_spans = span_votes(responses)
     mixes = predicate_mixes(qas)
     return {
@@ -121,6 +131,8 @@ def register(commands: Any) -> None:
 
 
 def run_qasem_consistency(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.io import write_json, write_text
 
     responses, qas = pd.read_parquet(args.responses), pd.read_parquet(args.qas)

@@ -27,21 +27,14 @@ import argparse
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from factlab.errors import ConfigError, DataError
-from factlab.metaeval import (
-    expected_calibration_error,
-    kendall,
-    pearson,
-    reliability_records,
-    roc_auc,
-    threshold_policy_result,
-)
-from factlab.metaeval.detection import THRESHOLD_POLICIES, ThresholdPolicy
+from factlab.metaeval.variants import THRESHOLD_POLICIES, ThresholdPolicy
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 ITEM_KEY = ["item_set", "example_index"]
 CHUNK_SIZE_METRIC = re.compile(r"^scale_large_(?P<size>\d+)$")
@@ -90,6 +83,9 @@ def stratified_split(items: pd.DataFrame, val_fraction: float, seed: int) -> pd.
     Each item set draws from its own generator seeded with `seed`, classes in sorted order, so
     the split depends only on the item set's labels, `val_fraction` and `seed`.
     """
+    import numpy as np
+    import pandas as pd
+
     if not 0 < val_fraction < 1:
         raise ConfigError(f"val_fraction must lie in (0, 1), got {val_fraction}")
     parts = []
@@ -110,6 +106,8 @@ def stratified_split(items: pd.DataFrame, val_fraction: float, seed: int) -> pd.
 
 def outside_unit_interval_note(scores: np.ndarray) -> str:
     """Why ECE is undefined for these scores, or "" when they all lie in [0, 1]."""
+    import numpy as np
+
     low, high = float(np.min(scores)), float(np.max(scores))
     if low >= 0.0 and high <= 1.0:
         return ""
@@ -118,6 +116,8 @@ def outside_unit_interval_note(scores: np.ndarray) -> str:
 
 def calibration_columns(labels: np.ndarray, scores: np.ndarray, n_bins: int) -> dict[str, Any]:
     """Equal-width ECE (NaN + note outside [0, 1]) and SCALE's min-max variant, named with K."""
+    from factlab.metaeval import expected_calibration_error
+
     note = outside_unit_interval_note(scores)
     equal_width = float("nan") if note else expected_calibration_error(labels, scores, n_bins=n_bins).ece
     minmax = expected_calibration_error(labels, scores, n_bins=n_bins, binning="scale_minmax")
@@ -133,6 +133,8 @@ def threshold_columns(
     labels: np.ndarray, scores: np.ndarray, is_val: np.ndarray, policies: Sequence[ThresholdPolicy]
 ) -> dict[str, Any]:
     """Balanced accuracy and threshold of each policy on the test part (val_tuned tunes on val)."""
+    from factlab.metaeval import threshold_policy_result
+
     test = ~is_val
     columns: dict[str, Any] = {"n_val": int(is_val.sum()), "n_test": int(test.sum())}
     for policy in policies:
@@ -153,6 +155,11 @@ def detection_table(
     frame: pd.DataFrame, split: pd.DataFrame, *, ece_bins: int, policies: Sequence[ThresholdPolicy] = THRESHOLD_POLICIES
 ) -> pd.DataFrame:
     """One row per (experiment, metric): correlations, AUC, ECE on all items; balanced accuracy on test."""
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval import kendall, pearson, roc_auc
+
     unknown = sorted(set(policies) - set(THRESHOLD_POLICIES))
     if unknown:
         raise ConfigError(f"unknown threshold policies {unknown}; choose from {THRESHOLD_POLICIES}")
@@ -187,6 +194,8 @@ def detection_table(
 
 def chunk_size_table(detection: pd.DataFrame) -> pd.DataFrame:
     """AUC and runtime of SCALE-large per chunk size (experiment `chunk_size`), by chunk size."""
+    import pandas as pd
+
     rows = []
     for row in detection[detection["experiment"] == "chunk_size"].itertuples(index=False):
         match = CHUNK_SIZE_METRIC.match(row.metric)
@@ -199,6 +208,8 @@ def chunk_size_table(detection: pd.DataFrame) -> pd.DataFrame:
 
 def published_comparison(chunk_sizes: pd.DataFrame) -> pd.DataFrame:
     """Our chunk-size AUCs beside the ones SCALE's notebook printed for the same files."""
+    import pandas as pd
+
     published = pd.DataFrame(
         {"chunk_size": list(SCALE_NOTEBOOK_CHUNK_SIZE_AUC), "published_roc_auc": list(SCALE_NOTEBOOK_CHUNK_SIZE_AUC.values())}
     )
@@ -211,6 +222,10 @@ def reliability_table(
     frame: pd.DataFrame, *, n_bins: int, metrics: Sequence[str] = RELIABILITY_METRICS, experiment: str = RELIABILITY_EXPERIMENT
 ) -> pd.DataFrame:
     """Equal-width reliability bins (count, mean score, share consistent) of each metric, on all items."""
+    import pandas as pd
+
+    from factlab.metaeval import reliability_records
+
     rows = []
     for metric in metrics:
         group = frame[(frame["experiment"] == experiment) & (frame["metric"] == metric)]
@@ -252,6 +267,8 @@ def register(commands: Any) -> None:
 
 
 def run_screeneval(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.io import write_json, write_text
 
     frame = pd.read_parquet(args.data)

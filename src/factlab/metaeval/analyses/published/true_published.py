@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from factlab.metaeval import roc_auc
 from factlab.metaeval.analyses.published.screeneval import calibration_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METRICS = ("summac_zs", "summac_conv", "unieval", "bert_score_f")
 # Sets that AlignScore (and TRUE's "AVG-OOD"/leaderboard column) leave out of the mean because
@@ -52,6 +51,11 @@ MEAN_8 = "mean (8 sets, excl. fever, paws, vitc)"
 
 def detection_table(frame: pd.DataFrame, *, ece_bins: int) -> pd.DataFrame:
     """One row per (metric, TRUE set): n, share consistent, ROC AUC and ECE on all its examples."""
+    import numpy as np
+    import pandas as pd
+
+    from factlab.metaeval import roc_auc
+
     records = []
     for (metric, dataset), group in frame.groupby(["metric", "dataset"], sort=True):
         labels = group["label"].to_numpy(dtype=np.int64)
@@ -73,6 +77,8 @@ def detection_table(frame: pd.DataFrame, *, ece_bins: int) -> pd.DataFrame:
 
 def published_comparison(detection: pd.DataFrame) -> pd.DataFrame:
     """Our AUC × 100 beside the published per-set values and the published 8-set means."""
+    import pandas as pd
+
     ours = detection.assign(roc_auc_x100=100 * detection["roc_auc"])[["metric", "dataset", "roc_auc_x100"]]
     rows = [
         {"metric": metric, "dataset": dataset, "published_auc_x100": value, "source": PUBLISHED_SOURCE}
@@ -118,6 +124,8 @@ def register(commands: Any) -> None:
 
 
 def run_true_published(args: argparse.Namespace) -> None:
+    import pandas as pd
+
     from factlab.io import write_json, write_text
 
     detection = detection_table(pd.read_parquet(args.data), ece_bins=args.ece_bins)
