@@ -6,21 +6,18 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install bytecode tex browser mirror smoke smoke-check smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter pull rerun-identical gpu-check
+.PHONY: run test install bytecode tex browser mirror smoke smoke-check smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter checker rerun-identical gpu-check
 
 run: install tex mirror bytecode
 	snakemake --cores all
 
 test: install tex browser mirror pytest lint smoke smoke-check dvc-check smoke-views dvc-one-parameter smoke-matrix rerun-identical
 
-# A fresh clone with the team's artefacts (README, "Share artefacts"): fetch them from the DVC remote,
-# check they are the locked ones (code and params unchanged), then mark them up to date for Snakemake,
-# which would read the pulled files' new, arbitrary mtimes as stale inputs (tests/test_workflow_rerun.py).
-pull: install
-	dvc pull
-	dvc status --quiet
-	snakemake --touch --cores 1
-	snakemake -n
+# The checker folder alone (README, "A checker without the whole run"): the aligner, AlignScore's tuning and
+# validation scores and the token head's validation reading; no QASem parser and no other scorer
+# (tests/test_token_reading.py).
+checker: install mirror bytecode
+	snakemake --cores all results/checker/model
 
 # Test files spread over one worker per core (pytest-xdist); a file's tests share one worker, so each module
 # fixture is built once. At most 8

@@ -1,6 +1,7 @@
 """Over the built smoke run: what adding one custom benchmark plans (`snakemake -n --configfile`): no training or
 tuning job, no job that writes another benchmark's scores (the ensemble's stack is fitted for the custom benchmark
-alone), and the custom benchmark built, scored and reported.
+alone), no job of the checker folder (its thresholds are chosen on validation data only), and the custom benchmark
+built, scored and reported.
 
     python tests/smoke_custom_plan.py .smoke config/smoke_custom.yaml
 """
@@ -12,7 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-NEVER = re.compile(r"^(train_\w+|tune_\w+|build_training_mixture|check_training_leakage|fit_summac_conv)$")
+NEVER = re.compile(
+    r"^(train_\w+|tune_\w+|build_training_mixture|check_training_leakage|fit_summac_conv|fit_token_reading|package_checker)$"
+)
 JOB = re.compile(r"^rule (\w+):$|^localrule (\w+):$")
 WILDCARDS = re.compile(r"^\s+wildcards: (.*)$")
 

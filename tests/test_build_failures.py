@@ -155,7 +155,8 @@ def test_duplicate_id(tmp_path, project_manifest_path):
     out = tmp_path / "out"
     result = run_build("mine", tmp_path, out, project_manifest_path, byo_config(bad))
     assert result.returncode != 0
-    assert "duplicate example_id" in result.stderr and "record qx1" in result.stderr
+    # qx1 is first on line 3 and again on line 7 (the header is line 1)
+    assert "duplicate example_id 'qx1', first on line 3" in result.stderr and "record line 7" in result.stderr
     assert_no_partial(out, "mine", None)
 
 

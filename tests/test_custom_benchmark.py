@@ -56,9 +56,12 @@ def test_label_missing_from_label_map_is_named():
     upstream = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv")
     lines = [f"line {i + 2}" for i in upstream.index[upstream["faithful"] == "no"]]  # every "no", not only the first
     assert raised.value.details[:-1] == [f"record {line}, field 'faithful': label 'no' is not in label_map" for line in lines]
-    hint = "labels not in label_map: ['no']; map them (1 = consistent), e.g. label_map: {\"no\": 0, 1 or null}"
-    assert raised.value.details[-1] == hint
-    assert str(raised.value).startswith(f"{len(lines) + 1} bad record(s)")
+    hint = (
+        "labels not in label_map: ['no']; map every label of the file to 1 (consistent), 0 (not) or null (unlabelled), "
+        'e.g. label_map: {"no": 0, "yes": 1}'
+    )
+    assert raised.value.details[-1] == hint  # the hint is listed after the records, not counted as one
+    assert str(raised.value).startswith(f"{len(lines)} bad record(s)")
 
 
 def test_mapped_column_absent_is_named():
@@ -164,15 +167,41 @@ def test_doc_id_from_source_groups_the_outputs_of_one_document():
     assert frame.groupby("doc_id")["id"].nunique().eq(1).all() and frame["doc_id"].nunique() == 2
 
 
-def test_duplicate_id_names_file_line_and_upstream_column():
+def test_every_duplicate_id_is_named_with_file_line_and_upstream_column():
     # TRUE's SummEval `id` is the article's, shared by its ten outputs: not an example id
     config = {"path": str(SUMMEVAL), "columns": {**TRUE_COLUMNS, "example_id": "id"}}
-    with pytest.raises(
-        DataError,
-        match=rf"duplicate example_id, first on line 2 \(file .*true_summeval_rows6-17.csv, "
-        rf"record {DOC_A} on line 3, field 'id'\)",
-    ):
+    with pytest.raises(DataErrors, match=r"true_summeval_rows6-17.csv") as raised:
         adapt_custom("mine", config)
+    # article A's outputs are on lines 2-11, article B's on lines 12-13: every repeat after the first of each
+    expected = [f"record line {line}, field 'id': duplicate example_id '{DOC_A}', first on line 2" for line in range(3, 12)]
+    expected.append(f"record line 13, field 'id': duplicate example_id '{DOC_B}', first on line 12")
+    assert raised.value.details == expected
+    assert str(raised.value).startswith("10 bad record(s)")
+
+
+def test_duplicate_ids_are_reported_at_once_with_every_other_bad_record(tmp_path):
+    """Repeated ids of two examples, an empty output and a label that maps to nothing, in two files: one error lists
+    them all, each with its file and line, so one pass over the files fixes everything."""
+    records = [json.loads(line) for line in (FIXTURES / "byo_qags_xsum_head.jsonl").read_text().splitlines()]
+    first, second = [dict(record) for record in records[:3]], [dict(record) for record in records[3:]]
+    first[2]["summary"] = ""  # a.jsonl line 3
+    second[0]["id"] = "qx0"  # b.jsonl line 1 repeats a.jsonl line 1
+    second[1]["faithful"] = "maybe"  # b.jsonl line 2
+    second[2]["id"] = "qx1"  # b.jsonl line 3 repeats a.jsonl line 2
+    for name, rows in (("a", first), ("b", second)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    config = {"path": str(tmp_path / "*.jsonl"), "columns": COLUMNS, "label_map": LABELS}
+    with pytest.raises(DataErrors) as raised:
+        adapt_custom("mine", config)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert raised.value.details[:4] == [
+        f"file {a}, record line 3, field 'summary': output is empty",
+        f"file {b}, record line 1, field 'id': duplicate example_id 'qx0', first on line 1 of {a}",
+        f"file {b}, record line 2, field 'faithful': label 'maybe' is not in label_map",
+        f"file {b}, record line 3, field 'id': duplicate example_id 'qx1', first on line 2 of {a}",
+    ]
+    assert raised.value.details[4].startswith(f"file {b}: labels not in label_map: ['maybe']")
+    assert str(raised.value).startswith("4 bad record(s)")
 
 
 def test_repeated_header_name_is_an_error(tmp_path):
@@ -232,12 +261,89 @@ def test_empty_id_names_its_line(tmp_path):
 
 
 def test_label_map_keys_read_as_booleans_by_yaml_are_explained():
-    label_map = yaml.safe_load("{yes: 1, no: 0}")  # unquoted, as a user would write it in params.yaml
+    label_map = yaml.safe_load("{yes: 1, no: 0}")  # unquoted, as a user would write it in their config file
     assert label_map == {True: 1, False: 0}
     config = {"path": str(FIXTURES / "byo_qags_xsum_head.csv"), "columns": COLUMNS, "label_map": label_map}
-    match = r"label 'yes' is not in label_map; YAML read the unquoted key yes as boolean True: quote it"
-    with pytest.raises(DataErrors, match=match):  # the summary line quotes the first of the file's bad records
+    match = r"label 'yes' is not in label_map; YAML read the unquoted key yes as boolean True: quote it in my_bench.yaml"
+    with pytest.raises(DataErrors, match=match) as raised:  # the summary line quotes the first of the file's bad records
+        adapt_custom("mine", config, config_file="my_bench.yaml")
+    assert "params.yaml" not in str(raised.value) + "".join(raised.value.details)
+    assert raised.value.details[-1].endswith('e.g. label_map: {"no": 0, "yes": 1}')  # what the user meant, quoted
+    # where the workflow cannot tell which file declares the benchmark
+    with pytest.raises(DataErrors, match="quote it in your config file"):
         adapt_custom("mine", config)
+
+
+# Labels as users write them: every label_map a message suggests is YAML that maps every label of the file, and the
+# file is then read.
+LABEL_FILES = {
+    "yes_no": (["yes", "no", "no", "yes"], None),
+    "unquoted_yaml_booleans": (["yes", "no"], {True: 1, False: 0}),
+    "words": (["faithful", "hallucinated", "faithful"], None),
+    "one_missing": (["maybe", "yes", "no"], {"yes": 1, "no": 0}),
+    "awkward_text": (["it's: {odd}", 'say "no"', "#1", "null", "- x", "ünï"], None),
+    "numbers_as_text": (["1.0", "0.0", "0.5"], None),
+}
+
+
+@pytest.mark.parametrize("case", list(LABEL_FILES))
+def test_every_suggested_label_map_is_yaml_that_reads_the_file(case, tmp_path):
+    labels, label_map = LABEL_FILES[case]
+    records = [json.loads(line) for line in (FIXTURES / "byo_qags_xsum_head.jsonl").read_text().splitlines()]
+    rows = [{**records[i], "faithful": label} for i, label in enumerate(labels)]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    config = {"path": str(path), "columns": COLUMNS, "label_map": label_map}
+    with pytest.raises(DataErrors) as raised:
+        adapt_custom("mine", config)
+    shown = "\n".join([*raised.value.details, str(raised.value)])
+    suggestions = [line.split("e.g. ", 1)[1] for line in shown.splitlines() if "e.g. " in line]
+    assert suggestions and all(suggestion.startswith("label_map: ") for suggestion in suggestions)
+    for suggestion in suggestions:
+        suggested = yaml.safe_load(suggestion)["label_map"]
+        assert set(suggested) == set(labels) and set(suggested.values()) <= {0, 1, None}
+        built = adapt_custom("mine", {**config, "label_map": suggested}).frame
+        assert len(built) == len(labels)
+    if case in ("yes_no", "unquoted_yaml_booleans"):
+        assert yaml.safe_load(suggestions[0])["label_map"] == {"yes": 1, "no": 0}
+
+
+def test_nan_label_is_refused_in_jsonl_as_in_csv(tmp_path):
+    """JSON's NaN is no label, as CSV's "NaN" is not: both are refused with their line, never read as missing."""
+    records = [json.loads(line) for line in (FIXTURES / "byo_qags_xsum_head.jsonl").read_text().splitlines()]
+    rows = [{**record, "faithful": 1} for record in records]
+    rows[2]["faithful"] = float("nan")
+    (tmp_path / "mine.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))  # json writes NaN
+    assert "NaN" in (tmp_path / "mine.jsonl").read_text().splitlines()[2]
+    table = pd.read_csv(FIXTURES / "byo_qags_xsum_head.csv", dtype=str, keep_default_na=False)
+    table["faithful"] = "1"
+    table.loc[2, "faithful"] = "NaN"
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    for name, where, shown in (("mine.jsonl", "line 3", "NaN"), ("mine.csv", "line 4", "'NaN'")):
+        with pytest.raises(DataErrors) as raised:
+            adapt_custom("mine", {"path": str(tmp_path / name), "columns": COLUMNS})
+        assert raised.value.details[0].startswith(f"record {where}, field 'faithful': label {shown} is not 0, 1 or null")
+
+
+def test_a_json_array_in_a_jsonl_file_is_told_to_be_a_json_file(tmp_path):
+    records = [json.loads(line) for line in (FIXTURES / "byo_qags_xsum_head.jsonl").read_text().splitlines()]
+    for layout, text in (("one line", json.dumps(records)), ("pretty-printed", json.dumps(records, indent=2))):
+        (tmp_path / "mine.jsonl").write_text(text + "\n")
+        with pytest.raises(DataError, match=r"the file holds a JSON array of records: name it \.json.*record line 1"):
+            adapt_custom("mine", {"path": str(tmp_path / "mine.jsonl"), "columns": COLUMNS, "label_map": LABELS})
+        (tmp_path / "mine.json").write_text(text + "\n")  # renamed, it is read
+        frame = adapt_custom("mine", {"path": str(tmp_path / "mine.json"), "columns": COLUMNS, "label_map": LABELS}).frame
+        assert frame["example_id"].tolist() == [record["id"] for record in records], layout
+
+
+def test_a_truncated_json_line_names_its_line_and_column(tmp_path):
+    text = (FIXTURES / "byo_qags_xsum_head.jsonl").read_text()
+    (tmp_path / "mine.jsonl").write_text(text[:-40])  # the last record cut inside its summary
+    cut = text[:-40].splitlines()[-1]
+    column = cut.index('"summary":"') + len('"summary":') + 1  # the cut string opens here (columns count from 1)
+    match = rf"malformed JSON line: Unterminated string starting at column {column} \(file .*mine.jsonl, record line 6\)"
+    with pytest.raises(DataError, match=match):
+        adapt_custom("mine", {"path": str(tmp_path / "mine.jsonl"), "columns": COLUMNS, "label_map": LABELS})
 
 
 def test_training_overlap_lists_examples_sharing_an_eight_word_run():

@@ -100,7 +100,7 @@ def test_a_bad_edit_is_refused_before_any_job_and_keeps_the_good_build(project):
     message = failed.stderr
     assert "record line 2, field 'faithful': label 'maybe' is not in label_map" in message, message[-3000:]
     assert "record line 4, field 'summary': output is empty (whitespace only)" in message
-    assert '"maybe": 0, 1 or null' in message  # the label_map entry that would fix it
+    assert 'e.g. label_map: {"maybe": null, "no": 0, "yes": 1}' in message  # a label_map for every label, as YAML
     after = snakemake(project, "-n", "results/data/qags_xsum.parquet", "results/data/mine.parquet")
     assert after.returncode == 0 and plan(after) == plan(planned)  # the same plan as before the bad edit
 
@@ -221,7 +221,7 @@ BAD_INPUTS = [
     ("empty_output", "jsonl", _with(2, summary=""), {}, r"output is empty.*record line 3, field 'summary'"),
     ("whitespace_output", "jsonl", _with(1, summary=" \t "), {}, "output is empty (whitespace only)"),
     ("null_output", "jsonl", _with(4, summary=None), {}, r"output is empty.*record line 5, field 'summary'"),
-    ("yes_no_without_map", "jsonl", _jsonl(_fixture_records()), {"label_map": None}, 'e.g. label_map: {"no": 0, 1 or null'),
+    ("yes_no_without_map", "jsonl", _jsonl(_fixture_records()), {"label_map": None}, 'e.g. label_map: {"no": 0, "yes": 1}'),
     (
         "label_2",
         "jsonl",
@@ -230,10 +230,29 @@ BAD_INPUTS = [
         "record line 4, field 'faithful': label 2 is not 0, 1 or null",
     ),
     ("nan_label", "csv", _csv('id,document,summary,faithful\na,"A text.","A text.",NaN\n'), {"label_map": None}, "'NaN'"),
+    (
+        "nan_label_jsonl",
+        "jsonl",
+        _jsonl([{**record, "faithful": float("nan") if i == 2 else 1} for i, record in enumerate(_fixture_records())]),
+        {"label_map": None},
+        "record line 3, field 'faithful': label NaN is not 0, 1 or null",
+    ),
     ("not_utf8", "csv", b"id,document,summary,faithful\na,caf\xe9 text,x,yes\n", {}, "not valid UTF-8: byte 0xe9"),
-    ("duplicate_ids", "jsonl", _with(3, id="qx0"), {}, "duplicate example_id"),
-    ("json_array_in_jsonl", "jsonl", json.dumps(_fixture_records()).encode() + b"\n", {}, "JSON line is not an object"),
-    ("truncated_json_line", "jsonl", _jsonl(_fixture_records())[:-40], {}, "malformed JSON line"),
+    (
+        "duplicate_ids",
+        "jsonl",
+        _with(3, id="qx0"),
+        {},
+        "duplicate example_id 'qx0', first on line 1 (file duplicate_ids.jsonl, record line 4, field 'id')",
+    ),
+    ("json_array_in_jsonl", "jsonl", json.dumps(_fixture_records()).encode() + b"\n", {}, "name it .json"),
+    (
+        "truncated_json_line",
+        "jsonl",
+        _jsonl(_fixture_records())[:-40],
+        {},
+        r"malformed JSON line: Unterminated string starting at column \d+ \(file .*, record line 6\)",
+    ),
     ("list_as_output", "jsonl", _with(0, summary=["a", "b"]), {}, "output is not text but list"),
     (
         "mixed_extra_column",
@@ -244,7 +263,13 @@ BAD_INPUTS = [
     ),
     ("missing_path", "jsonl", None, {}, "input file not found"),
     ("glob_without_match", "jsonl", None, {"path": "nowhere/*.jsonl"}, "no file matches the pattern"),
-    ("misspelt_key", "jsonl", _jsonl(_fixture_records()), {"colums": MAPPED}, "colums"),
+    (
+        "misspelt_key",
+        "jsonl",
+        _jsonl(_fixture_records()),
+        {"colums": MAPPED},
+        "data.custom_benchmarks.misspelt_key: unknown key 'colums'; the nearest valid one is 'columns'",
+    ),
     (
         "unquoted_yaml_booleans",
         "jsonl",

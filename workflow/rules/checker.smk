@@ -2,6 +2,7 @@
 # long a user waits for it. Commands: `factlab checker …` (src/factlab/checker/).
 #   results/checker/model/             weights, checker.json (the tuned reading, the validation thresholds of the
 #                                      score and of the token head), README.md
+#   results/checker/token_reading.json   the token head's reading tuned on validation tokens (token localiser, threshold)
 #   results/checker/check_latency.json   cold start and seconds per example of `factlab check`, against targets
 
 # The validation cuts AlignScore scores: the checker's threshold is tuned on them (as metaeval's val_tuned).
@@ -11,6 +12,40 @@ CHECKER_VALIDATION = [
     if name in scored_by("alignscore", SCORE_BENCHMARKS)
 ]
 CHECKER_DIR = "results/checker/model"
+# The token head's reading, tuned on validation tokens (WiCE's dev split, else XSumFaith's validation documents) from
+# the aligner's own token scores: the localisation analysis's numbers for the aligner, so that the checker waits for
+# no other scorer (nor the QASem parser that QASemConsistency's scores wait for).
+TOKEN_READING_BENCHMARKS = [
+    name
+    for name in LOCALISATION_GOLD
+    if name in SCORE_BENCHMARKS and score_files([name], ["alignscore"])
+]
+
+
+rule fit_token_reading:
+    input:
+        scores=score_files(TOKEN_READING_BENCHMARKS, ["alignscore"]),
+        gold=[LOCALISATION_GOLD[name] for name in TOKEN_READING_BENCHMARKS],
+        sources=[f"results/data/{name}.parquet" for name in TOKEN_READING_BENCHMARKS],
+        code=code("metaeval", "token-reading"),
+    output:
+        "results/checker/token_reading.json",
+    log:
+        "logs/checker/token_reading.log",
+    conda:
+        CONDA_ENV
+    params:
+        gold=" ".join(
+            f"{name}={LOCALISATION_GOLD[name]}" for name in TOKEN_READING_BENCHMARKS
+        ),
+        sources=" ".join(
+            f"{name}=results/data/{name}.parquet" for name in TOKEN_READING_BENCHMARKS
+        ),
+        val_fraction=param("metaeval.localisation.val_fraction"),
+        seed=param("metaeval.seed"),
+    shell:
+        "factlab metaeval token-reading --scores {input.scores} --gold {params.gold} --sources {params.sources} "
+        "--val-fraction {params.val_fraction} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule package_checker:
@@ -26,9 +61,9 @@ rule package_checker:
         data=expand("results/data/{benchmark}.parquet", benchmark=CHECKER_VALIDATION),
         mixture=rules.build_training_mixture.output.report,
         leakage=rules.check_training_leakage.output,
-        # the token head's validation-tuned threshold (WiCE dev, else XSumFaith's validation documents)
-        localisation=(
-            rules.evaluate_localisation.output.report if LOCALISATION_RUN else []
+        # the token head's validation-tuned reading (WiCE dev, else XSumFaith's validation documents)
+        token_reading=(
+            rules.fit_token_reading.output if TOKEN_READING_BENCHMARKS else []
         ),
         code=code("checker", "package"),
     output:
@@ -39,8 +74,10 @@ rule package_checker:
         CONDA_ENV
     params:
         aligner=lambda wildcards, input: str(Path(input.aligner).parent),
-        localisation=lambda wildcards, input: (
-            f"--localisation-report {input.localisation}" if input.localisation else ""
+        token_reading=lambda wildcards, input: (
+            f"--localisation-report {input.token_reading}"
+            if input.token_reading
+            else ""
         ),
         settings=json.dumps(
             {
@@ -55,7 +92,7 @@ rule package_checker:
     shell:
         "factlab checker package --aligner {params.aligner} --choice {input.choice} "
         "--validation-scores {input.scores} --validation-data {input.data} --mixture-report {input.mixture} "
-        "--leakage {input.leakage} --settings {params.settings:q} {params.localisation} --out-dir {output} > {log} 2>&1"
+        "--leakage {input.leakage} --settings {params.settings:q} {params.token_reading} --out-dir {output} > {log} 2>&1"
 
 
 CHECK_LATENCY = param("check.latency")
@@ -79,10 +116,12 @@ rule benchmark_check_latency:
         output_sentences=CHECK_LATENCY["output_sentences"],
         target_seconds=CHECK_LATENCY["target_seconds_per_example"],
         target_cold=CHECK_LATENCY["target_cold_start_seconds"],
+        target_help=CHECK_LATENCY["target_help_seconds"],
     shell:
         "factlab checker latency --checker {input.checker} --data {input.data} --examples {params.examples} "
         "--source-tokens {params.source_tokens} --output-sentences {params.output_sentences} "
         "--target-seconds-per-example {params.target_seconds} --target-cold-start-seconds {params.target_cold} "
+        "--target-help-seconds {params.target_help} "
         "--threads {threads} --out {output} > {log} 2>&1"
 
 

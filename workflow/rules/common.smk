@@ -3,10 +3,10 @@ import json
 import os
 from pathlib import Path
 
-from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from factlab.workflow.codedeps import command_code
+from factlab.workflow.config_keys import declaring_file, schema_key_problems
 from factlab.data.adapters.custom import check_custom_benchmarks
 from factlab.data.registry import all_specs
 from factlab.download.manifest import load_manifest
@@ -25,6 +25,37 @@ CONDA_ENV = "../../environment.yml"
 TRAINING_PATH_PRIORITY = 100
 TUNING_PATH_PRIORITY = 50
 
+
+def stop(message):
+    """Stop the run while the workflow is parsed, before any job starts, with `message` as the console's last
+    lines (exit status 1): Snakemake prints an exception raised here with a traceback frame after its
+    message."""
+    raise SystemExit(message)
+
+
+def run_relative(path):
+    """A path of this run (its Snakefile, a --configfile) relative to the working directory where it lies in it, not
+    resolved (the smoke directory links config/ in): a copy of the run directory then names the same inputs.
+    """
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+# The config files in the order Snakemake merges them: params.yaml (`configfile:`), then each --configfile.
+_cli_configfiles = [str(path) for path in workflow.overwrite_configfiles]
+CONFIG_FILES = [
+    run_relative(path)
+    for path in [
+        str(path) for path in workflow.configfiles if str(path) not in _cli_configfiles
+    ]
+    + _cli_configfiles
+]
+# A misspelt key or a bad name: the key, where, and the nearest valid one, not the schema validation's dump.
+_key_problems = schema_key_problems(
+    config, Path(workflow.basedir) / "workflow" / "schemas" / "params.schema.yaml"
+)
+if _key_problems:
+    stop("\n".join(_key_problems))
 validate(config, "../schemas/params.schema.yaml")
 
 # Rule file name -> the dotted params.yaml keys read while parsing it: `python -m factlab.workflow.dvcyaml`
@@ -59,12 +90,19 @@ def with_custom(names):
 MANIFEST = param("download.manifest")
 CUSTOM_BENCHMARKS = param("data.custom_benchmarks")
 SPECS = all_specs(CUSTOM_BENCHMARKS)
-# A bad custom file stops the run here, before any job starts: nothing built is removed or marked stale.
-# A WorkflowError: Snakemake shows the message alone, as the console's last lines (no traceback).
+# A bad custom file stops the run here, before any job starts: nothing built is removed or marked stale. Its errors
+# name the config file that declares the benchmark.
 try:
-    check_custom_benchmarks(CUSTOM_BENCHMARKS, ".snakemake/factlab/custom_checked.json")
+    check_custom_benchmarks(
+        CUSTOM_BENCHMARKS,
+        ".snakemake/factlab/custom_checked.json",
+        {
+            name: declaring_file(CONFIG_FILES, ["data", "custom_benchmarks", name])
+            for name in CUSTOM_BENCHMARKS
+        },
+    )
 except FactlabError as error:
-    raise WorkflowError(str(error)) from None
+    stop(str(error))
 # A custom benchmark is always built, preprocessed and scored, whatever the lists name (with_custom).
 SELECTED = with_custom(param("data.benchmarks") or sorted(SPECS))
 _unknown = sorted(set(SELECTED) - set(SPECS))
@@ -101,14 +139,6 @@ def code(stage, command=None):
     """The source files `factlab <stage> <command>` executes (its import closure): a rule's code input,
     so that editing a module reruns exactly the rules that run it."""
     return command_code(stage, command)
-
-
-def run_relative(path):
-    """A path of this run (its Snakefile, a --configfile) relative to the working directory where it lies in it, not
-    resolved (the smoke directory links config/ in): a copy of the run directory then names the same inputs.
-    """
-    relative = os.path.relpath(path)
-    return str(path) if relative.startswith("..") else relative
 
 
 def get_local_files(wildcards):

@@ -56,24 +56,39 @@ def read_json(path: str | Path) -> Any:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except json.JSONDecodeError as error:
-        raise DataError(f"malformed JSON: {error.msg}", file=path, record=f"line {error.lineno}") from error
+        raise DataError(_json_error("malformed JSON", error), file=path, record=f"line {error.lineno}") from error
     except UnicodeDecodeError:
         raise _decode_error(path) from None
 
 
+# A .jsonl file that holds one JSON array (on one line or pretty-printed) is a .json file under the wrong name.
+JSON_ARRAY_HINT = "; the file holds a JSON array of records: name it .json (or write one object a line)"
+
+
+def _json_error(message: str, error: json.JSONDecodeError) -> str:
+    """`message` with the decoder's reason and the column it stopped at (json's own message drops its position)."""
+    reason = error.msg if error.msg.endswith(" at") else f"{error.msg} at"
+    return f"{message}: {reason} column {error.colno}"
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, record) for each non-blank line; a bad line raises DataError."""
+    """Yield (line number, record) for each non-blank line; a bad line raises DataError naming its line and, where the
+    JSON is malformed, the column; a file holding one JSON array is told to be a .json file."""
     try:
         with open(path, encoding="utf-8-sig") as handle:
+            first = True
             for line_no, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
+                opens_array, first = first and line.lstrip().startswith("["), False
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as error:
-                    raise DataError(f"malformed JSON line: {error.msg}", file=path, record=f"line {line_no}") from error
+                    message = _json_error("malformed JSON line", error) + (JSON_ARRAY_HINT if opens_array else "")
+                    raise DataError(message, file=path, record=f"line {line_no}") from error
                 if not isinstance(record, dict):
-                    raise DataError("JSON line is not an object", file=path, record=f"line {line_no}")
+                    hint = JSON_ARRAY_HINT if opens_array and isinstance(record, list) else ""
+                    raise DataError(f"JSON line is not an object{hint}", file=path, record=f"line {line_no}")
                 yield line_no, record
     except UnicodeDecodeError:
         raise _decode_error(path) from None
@@ -111,7 +126,7 @@ def iter_json_array(path: str | Path) -> Iterator[tuple[int, int, dict[str, Any]
             try:
                 record, after = decoder.raw_decode(text, i)
             except json.JSONDecodeError as error:
-                raise DataError(f"malformed JSON: {error.msg}", file=path, record=f"line {error.lineno}") from error
+                raise DataError(_json_error("malformed JSON", error), file=path, record=f"line {error.lineno}") from error
             item += 1
             line += text.count("\n", seen, i)
             seen = i

@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "frank-scorers": "factlab.metaeval.analyses.frank_scorers",
     "summeval-scorers": "factlab.metaeval.analyses.summeval_scorers",
     "localisation": "factlab.metaeval.analyses.localisation",
+    "token-reading": "factlab.metaeval.analyses.token_reading",
     "error-types": "factlab.metaeval.analyses.error_types",
     "qa-decomposition": "factlab.metaeval.analyses.qa_decomposition",
     "qa-detection": "factlab.metaeval.analyses.qa_detection",

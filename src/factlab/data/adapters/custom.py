@@ -1,4 +1,4 @@
-"""Bring-your-own benchmark: any CSV/TSV/JSONL/JSON file(s) plus a column mapping in params.yaml.
+"""Bring-your-own benchmark: any CSV/TSV/JSONL/JSON file(s) plus a column mapping in the config (a --configfile).
 
     data:
       custom_benchmarks:
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,10 @@ DOC_ID_FROM_SOURCE = "from_source"
 # The words YAML 1.1 (PyYAML, hence snakemake) reads as booleans when unquoted.
 YAML_TRUE = {"yes", "true", "on"}
 YAML_FALSE = {"no", "false", "off"}
+# Where a benchmark's entry is said to be when the file that declares it is not known (the workflow names it).
+UNKNOWN_CONFIG_FILE = "your config file"
+# At most this many labels in a suggested label_map.
+SUGGESTED_LABELS = 12
 
 
 def _is_glob(pattern: str) -> bool:
@@ -68,18 +73,24 @@ def _patterns(name: str, path: Any) -> list[str]:
     return list(patterns)
 
 
-def resolve_paths(name: str, path: Any, *, strict: bool = True) -> list[Path]:
+def resolve_paths(name: str, path: Any, *, strict: bool = True, config_file: str | None = None) -> list[Path]:
     """The files of a benchmark's `path`: globs expanded, each file once, in sorted path order.
 
-    With `strict`, a glob matching nothing raises DataError naming the pattern; without, it
-    contributes nothing (the workflow lists inputs before the build reports the error).
+    With `strict`, a glob matching nothing raises DataError naming the pattern and `config_file`, the file that
+    declares the benchmark; without, it contributes nothing (the workflow lists inputs before the build reports the
+    error).
     """
     files: set[str] = set()
     for pattern in _patterns(name, path):
         if _is_glob(pattern):
             matches = [m for m in glob.glob(pattern, recursive=True) if Path(m).is_file()]
             if not matches and strict:
-                raise DataError(f"no file matches the pattern {pattern!r}", file="params.yaml", record=name, field="path")
+                raise DataError(
+                    f"no file matches the pattern {pattern!r}",
+                    file=config_file or UNKNOWN_CONFIG_FILE,
+                    record=name,
+                    field="path",
+                )
             files.update(matches)
         else:
             files.add(pattern)
@@ -120,36 +131,102 @@ def _label_key(value: Any) -> str:
 
 
 def _binary_label(value: Any) -> bool:
-    """Whether `value` reads as the canonical label without a label_map: null, 0 or 1 (also as text, as CSV cells are)."""
-    if value is None or isinstance(value, bool) or (isinstance(value, float) and pd.isna(value)):
+    """Whether `value` reads as the canonical label without a label_map: null, 0 or 1 (also as text, as CSV cells are).
+
+    JSON's NaN is refused as CSV's "nan" is: a missing label is written null (JSON) or as an empty cell (CSV), never
+    a number that is not one, so that no output is left unscored by accident."""
+    if value is None or isinstance(value, bool):
         return True
     number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
     return bool(number in (0, 1))
 
 
-def _label_map_error(value: Any, label_map: Mapping[Any, Any], file: Path, where: str, field: str) -> DataError:
+def _yaml_boolean(word: str) -> bool | None:
+    """The boolean YAML 1.1 reads the unquoted `word` as, if any."""
+    word = word.strip().lower()
+    return True if word in YAML_TRUE else False if word in YAML_FALSE else None
+
+
+def _label_map_error(value: Any, label_map: Mapping[Any, Any], file: Path, where: str, field: str, config_file: str) -> DataError:
     message = f"label {value!r} is not in label_map"
-    word = str(value).strip().lower()
-    meant = True if word in YAML_TRUE else False if word in YAML_FALSE else None
+    meant = _yaml_boolean(str(value))
     keys = {_label_key(k) for k in label_map}
     if meant is not None and _label_key(meant) in keys:
-        message += (
-            f'; YAML read the unquoted key {value} as boolean {meant}: quote it in params.yaml (label_map: {{"{value}": ...}})'
-        )
+        message += f"; YAML read the unquoted key {value} as boolean {meant}: quote it in {config_file}"
     return DataError(message, file=file, record=where, field=field)
 
 
-def _all_problems(problems: list[DataError], file: Path, labels_seen: set[str], label_map: Mapping[Any, Any]) -> DataError:
-    """One error for a file's bad records: the only one as it is, several as `DataErrors` (each record's line, column
-    and problem), with the labels label_map lacks and the entries that would map them."""
-    if len(problems) == 1 and not labels_seen:
-        return problems[0]
-    details = [f"record {error.record}, field {error.field!r}: {error.args[0].split(' (file ')[0]}" for error in problems]
-    if labels_seen:
-        missing = ", ".join(f'"{label}": 0, 1 or null' for label in sorted(labels_seen))
-        where = "not in label_map" if label_map else "not 0, 1 or null"
-        details.append(f"labels {where}: {sorted(labels_seen)}; map them (1 = consistent), e.g. label_map: {{{missing}}}")
-    return DataErrors(file, details)
+def _yaml_scalar(value: Any) -> str:
+    """`value` as a YAML flow scalar: null, a number or a double-quoted string (JSON's quoting is YAML's)."""
+    return "null" if value is None else json.dumps(value)
+
+
+def suggested_label_map(labels: set[str], label_map: Mapping[Any, Any]) -> str:
+    """A label_map (one line of YAML, every key quoted) for the labels of a file, sorted: a label keeps what label_map
+    maps it to, a word YAML would read as a boolean what label_map maps that boolean to, else 1 for a word meaning
+    yes or 1, 0 for one meaning no or 0, and null (unlabelled) for the rest, for the user to correct."""
+    mapped = {_label_key(key): value for key, value in label_map.items()}
+    entries = []
+    for label in sorted(labels)[:SUGGESTED_LABELS]:
+        meant = _yaml_boolean(label)
+        number = pd.to_numeric(pd.Series([label]), errors="coerce").iloc[0]
+        if label in mapped:
+            value = mapped[label]
+        elif meant is not None and _label_key(meant) in mapped:
+            value = mapped[_label_key(meant)]
+        elif meant is not None:
+            value = int(meant)
+        elif number in (0, 1):
+            value = int(number)
+        else:
+            value = None
+        entries.append(f"{_yaml_scalar(label)}: {_yaml_scalar(value)}")
+    return "label_map: {" + ", ".join(entries) + "}"
+
+
+def _label_hint(bad: set[str], labels: set[str], label_map: Mapping[Any, Any]) -> str:
+    where = "not in label_map" if label_map else "not 0, 1 or null"
+    return (
+        f"labels {where}: {sorted(bad)}; map every label of the file to 1 (consistent), 0 (not) or null (unlabelled), "
+        f"e.g. {suggested_label_map(labels, label_map)}"
+    )
+
+
+def _detail(error: DataError) -> str:
+    return f"record {error.record}, field {error.field!r}: {error.args[0].split(' (file ')[0]}"
+
+
+class CustomDataErrors(DataErrors):
+    """`DataErrors` of a custom benchmark's files: the bad records counted and listed, then `hints` (how to fix
+    them all at once, e.g. a label_map for every label), which are not records and are always listed."""
+
+    def __init__(self, file: str | Path, problems: list[str], hints: list[str]) -> None:
+        super().__init__(file, problems)
+        self.details = [*self.details, *hints]
+
+
+def _all_problems(
+    problems: dict[Path, list[DataError]],
+    labels_bad: dict[Path, set[str]],
+    labels: dict[Path, set[str]],
+    label_map: Mapping[Any, Any],
+    described: str,
+) -> DataError:
+    """One error for the bad records of every file: the only one as it is, several as `DataErrors` (each record's
+    line, column and problem; with several files, each detail names its file), with the labels label_map lacks and
+    a label_map that maps every label of their file."""
+    bad_files = [file for file in problems if problems[file]]
+    only = problems[bad_files[0]] if len(bad_files) == 1 else []
+    if len(only) == 1 and not labels_bad.get(bad_files[0]):
+        return only[0]
+    details, hints = [], []
+    for file in bad_files:
+        prefix = f"file {file}, " if len(bad_files) > 1 else ""
+        details += [prefix + _detail(error) for error in problems[file]]
+        if labels_bad.get(file):
+            hint = _label_hint(labels_bad[file], labels[file], label_map)
+            hints.append(f"file {file}: {hint}" if len(bad_files) > 1 else hint)
+    return CustomDataErrors(bad_files[0] if len(bad_files) == 1 else described, details, hints)
 
 
 def text_problem(value: Any) -> str | None:
@@ -202,8 +279,27 @@ def _extra_column(name: str, values: list[Any], origins: list[tuple[Path, str]])
     return pd.Series(values, dtype=object)
 
 
-def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
-    files = resolve_paths(name, config["path"])
+def _shown(value: Any) -> str:
+    """A label as a message shows it: JSON's NaN as NaN, the rest as Python writes it."""
+    return "NaN" if isinstance(value, float) and pd.isna(value) else repr(value)
+
+
+def _check_unique(example_id: str, index: int, first_seen: dict[str, int], origins: list[tuple[Path, str]], field: str) -> None:
+    """Record `example_id` as the id of record `index`; a DataError naming both records if an earlier one has it."""
+    if example_id not in first_seen:
+        first_seen[example_id] = index
+        return
+    (file_a, where_a), (file_b, where_b) = origins[first_seen[example_id]], origins[index]
+    first = where_a if file_a == file_b else f"{where_a} of {file_a}"
+    raise DataError(f"duplicate example_id {example_id!r}, first on {first}", file=file_b, record=where_b, field=field)
+
+
+def adapt_custom(name: str, config: Mapping[str, Any], *, config_file: str | None = None) -> Built:
+    """The benchmark of a custom entry. `config_file`: the file that declares it, named in the errors about the entry
+    itself (the workflow knows it; else "your config file"). Every bad record of every file (an empty text, a label
+    that maps to nothing, a repeated example_id) is reported at once, in one error."""
+    declared_in = config_file or UNKNOWN_CONFIG_FILE
+    files = resolve_paths(name, config["path"], config_file=declared_in)
     described = config["path"] if isinstance(config["path"], str) else ", ".join(config["path"])
     columns: Mapping[str, str] = config.get("columns", {})
     unknown = set(columns) - set(MAPPABLE)
@@ -229,9 +325,14 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
     extras: dict[str, list[Any]] = {}
     origins: list[tuple[Path, str]] = []
     unnamed = 0
+    # Every file's bad records, the labels it has that map to nothing, and all its labels (for a suggested label_map).
+    problems: dict[Path, list[DataError]] = {}
+    labels_bad: dict[Path, set[str]] = {}
+    labels: dict[Path, set[str]] = {}
+    first_seen: dict[str, int] = {}  # example_id -> index of the record that has it first
     for file in files:
-        problems: list[DataError] = []
-        labels_seen: set[str] = set()
+        file_problems, file_bad, file_labels = problems.setdefault(file, []), labels_bad.setdefault(file, set()), set()
+        labels[file] = file_labels
         header, records = iter_records(file)
         for upstream in columns.values():
             if upstream not in header:
@@ -249,41 +350,34 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
                 try:
                     if target in TEXT:
                         value = _text(value, target, file, where, upstream)
-                    elif target == "label" and value is not None and label_map:
-                        key = _label_key(value)
-                        if key not in label_keys:
-                            labels_seen.add(key)
-                            raise _label_map_error(value, label_map, file, where, upstream)
-                        value = label_keys[key]
-                    elif target == "label" and not label_map and not _binary_label(value):
-                        labels_seen.add(_label_key(value))
-                        raise DataError(f"label {value!r} is not 0, 1 or null", file=file, record=where, field=upstream)
-                except DataError as error:  # every bad record of the file is reported, in one error
-                    problems.append(error)
+                        if target == "example_id":
+                            _check_unique(value, len(origins) - 1, first_seen, origins, upstream)
+                    elif target == "label" and value is not None:
+                        file_labels.add(_label_key(value))
+                        if label_map:
+                            key = _label_key(value)
+                            if key not in label_keys:
+                                file_bad.add(key)
+                                raise _label_map_error(value, label_map, file, where, upstream, declared_in)
+                            value = label_keys[key]
+                        elif not _binary_label(value):
+                            file_bad.add(_label_key(value))
+                            missing = " (a missing label is null)" if _shown(value) == "NaN" else ""
+                            message = f"label {_shown(value)} is not 0, 1 or null{missing}"
+                            raise DataError(message, file=file, record=where, field=upstream)
+                except DataError as error:  # every bad record of every file is reported, in one error
+                    file_problems.append(error)
                 canonical[target].append(value)
             for extra, values in extras.items():
                 values.append(record.get(extra))
         if count == 0:
             raise DataError("file has no records", file=file)
-        if problems:
-            raise _all_problems(problems, file, labels_seen, label_map)
+    if any(problems.values()):
+        raise _all_problems(problems, labels_bad, labels, label_map, described)
 
     n = len(origins)
     out = pd.DataFrame({target: pd.Series(values, dtype=object) for target, values in canonical.items()}, index=range(n))
-    if "example_id" in columns:
-        first_seen: dict[str, int] = {}
-        for i, example_id in enumerate(out["example_id"]):
-            if example_id in first_seen:
-                (file_a, where_a), (file_b, where_b) = origins[first_seen[example_id]], origins[i]
-                first = where_a if file_a == file_b else f"{where_a} of {file_a}"
-                raise DataError(
-                    f"duplicate example_id, first on {first}",
-                    file=file_b,
-                    record=f"{example_id} on {where_b}",
-                    field=columns["example_id"],
-                )
-            first_seen[example_id] = i
-    else:
+    if "example_id" not in columns:
         width = len(str(n))
         out["example_id"] = [f"{name}-{i:0{width}d}" for i in range(n)]
     for extra, values in extras.items():
@@ -307,7 +401,7 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
         if group not in out:
             raise DataError(
                 f"group column {group!r} is not a column of the built benchmark",
-                file="params.yaml",
+                file=declared_in,
                 record=name,
                 field="group_columns",
             )
@@ -320,7 +414,7 @@ def adapt_custom(name: str, config: Mapping[str, Any]) -> Built:
 
 def custom_spec(name: str, config: Mapping[str, Any]) -> BenchmarkSpec:
     if "path" not in config:
-        raise DataError("custom benchmark needs a 'path'", file="params.yaml", record=name, field="path")
+        raise DataError("custom benchmark needs a 'path'", file=UNKNOWN_CONFIG_FILE, record=name, field="path")
     local_files = tuple(str(p) for p in resolve_paths(name, config["path"], strict=False))
 
     def build(_raw: RawFiles) -> Built:
@@ -340,13 +434,16 @@ def custom_spec(name: str, config: Mapping[str, Any]) -> BenchmarkSpec:
 SPECS: list[BenchmarkSpec] = []
 
 
-def check_custom_benchmarks(custom: Mapping[str, Mapping[str, Any]], cache: str | Path | None = None) -> None:
+def check_custom_benchmarks(
+    custom: Mapping[str, Mapping[str, Any]],
+    cache: str | Path | None = None,
+    config_files: Mapping[str, str] | None = None,
+) -> None:
     """Read every custom benchmark's files as its build will, before any job runs (the workflow calls this while
-    parsing): a bad file then stops the run at once, naming every bad record on its last lines, and no job of the run
-    starts, so nothing already built is removed or marked stale. `cache`: a JSON file of the (config, files' sizes
-    and mtimes) already checked, so an unchanged benchmark is read once, not on every `snakemake` call."""
-    import json
-
+    parsing): a bad file then stops the run at once, naming every bad record of every benchmark, the summary of each
+    on its last line, and no job of the run starts, so nothing already built is removed or marked stale. `cache`: a
+    JSON file of the (config, files' sizes and mtimes) already checked, so an unchanged benchmark is read once, not
+    on every `snakemake` call. `config_files`: the file that declares each benchmark, named in its errors."""
     from factlab.data.schema import validate_benchmark
 
     checked: dict[str, str] = {}
@@ -357,6 +454,7 @@ def check_custom_benchmarks(custom: Mapping[str, Mapping[str, Any]], cache: str 
         except (OSError, json.JSONDecodeError):
             checked = {}
     changed = False
+    failures: list[str] = []
     for name, config in sorted(custom.items()):
         files = resolve_paths(name, config.get("path", []), strict=False) if "path" in config else []
         stamp = json.dumps(
@@ -367,15 +465,19 @@ def check_custom_benchmarks(custom: Mapping[str, Mapping[str, Any]], cache: str 
         if checked.get(name) == stamp:
             continue
         try:
-            validate_benchmark(adapt_custom(name, config).frame, name)
+            validate_benchmark(adapt_custom(name, config, config_file=(config_files or {}).get(name)).frame, name)
         except DataErrors as error:
             lines = [f"  {detail}" for detail in error.details]
-            raise DataError("\n".join([f"custom benchmark {name!r}:", *lines, f"custom benchmark {name!r}: {error}"])) from None
+            failures.append("\n".join([f"custom benchmark {name!r}:", *lines, f"custom benchmark {name!r}: {error}"]))
+            continue
         except DataError as error:
-            raise DataError(f"custom benchmark {name!r}: {error}") from None
+            failures.append(f"custom benchmark {name!r}: {error}")
+            continue
         checked[name] = stamp
         changed = True
     if changed and cache_file:
         from factlab.io import write_json
 
         write_json(checked, cache_file)
+    if failures:
+        raise DataError("\n".join(failures))
