@@ -12,15 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from tiny_aligner import tiny_bert_config
+from tiny_aligner import save_tiny_checker
 
 import factlab
-from factlab.checker.folder import CARD_FILE, CheckerSettings
+from factlab.checker.folder import CheckerSettings
 from factlab.data.adapters.summeval import adapt_summeval
 from factlab.download.manifest import RawFiles
-from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network, save_aligner
+from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
 from factlab.models.engine import EngineSettings, score_pair_distributions, score_pairs
-from factlab.runtime import load_tokenizer
 
 PAIRS = 200
 
@@ -72,19 +71,8 @@ def test_engine_scores_a_pair_alike_alone_shuffled_and_among_others(
 
 @pytest.fixture(scope="module")
 def checker_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small seeded BERT (two 64-wide layers over MiniLM's vocabulary) with every head, as a checker folder: the
-    same code paths as a trained checker, fast enough to check each of 200 pairs alone."""
-    from transformers import BertModel
-
-    torch.manual_seed(0)
-    config = tiny_bert_config(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
-    config.initializer_range = 0.2  # token supports spread around the token threshold: many spans
-    network = AlignerNetwork(BertModel(config, add_pooling_layer=False), AlignerConfig(token_head=True, type_head=True))
-    folder = tmp_path_factory.mktemp("checker")
-    save_aligner(network.eval(), load_tokenizer(), folder, {"backbone": "tiny"})
     settings = CheckerSettings(words_per_chunk=120, aggregation="mean", threshold=0.32, token_threshold=0.25, precision="bf16")
-    (folder / CARD_FILE).write_text(json.dumps(settings.as_json()))
-    return folder
+    return save_tiny_checker(tmp_path_factory.mktemp("checker"), settings)
 
 
 def as_json_lines(frame: pd.DataFrame) -> list[str]:

@@ -118,6 +118,7 @@ def test_closure_includes_parent_packages_and_rejects_unknown_commands() -> None
         "checker",
         "check",
         "export",
+        "calibrate",
     ]
     with pytest.raises(KeyError, match="no command"):
         command_code("metaeval", "frank-everything")

@@ -4,12 +4,15 @@ BERT config that tests build other models from (an NLI classifier, an AlignScore
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import torch
 from transformers import BertConfig
 
-from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
+from factlab.checker.folder import CARD_FILE, CheckerSettings
+from factlab.models.aligner import AlignerConfig, AlignerNetwork, AlignerScorer, new_network, save_aligner
 from factlab.runtime import load_tokenizer
 
 
@@ -23,3 +26,17 @@ def tiny_bert_config(**overrides: Any) -> BertConfig:
     """One 32-wide layer over the packaged MiniLM tokenizer's vocabulary."""
     settings = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
     return BertConfig(vocab_size=load_tokenizer().vocab_size, **{**settings, **overrides})
+
+
+def save_tiny_checker(folder: Path, settings: CheckerSettings) -> Path:
+    """A small seeded BERT (two 64-wide layers over MiniLM's vocabulary) with every head (token, type), saved as a
+    checker folder read with `settings`: a trained checker's code paths, fast enough for hundreds of checks."""
+    from transformers import BertModel
+
+    torch.manual_seed(0)
+    config = tiny_bert_config(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+    config.initializer_range = 0.2  # token supports spread around a token threshold of 0.25: many spans
+    network = AlignerNetwork(BertModel(config, add_pooling_layer=False), AlignerConfig(token_head=True, type_head=True))
+    save_aligner(network.eval(), load_tokenizer(), folder, {"backbone": "tiny"})
+    (folder / CARD_FILE).write_text(json.dumps(settings.as_json()))
+    return folder

@@ -23,6 +23,10 @@ STAGES = {
     "checker": ("factlab.checker.cli", "package the trained checker; benchmark its latency"),
     "check": ("factlab.checker.check_command", "score your own (source, output) pairs: factlab check INPUT -o OUT.jsonl"),
     "export": ("factlab.checker.export_command", "a checker folder as a folder plain transformers loads"),
+    "calibrate": (
+        "factlab.checker.calibrate_command",
+        "a checker folder whose threshold and uncertain band are chosen on your labelled pairs",
+    ),
 }
 VALUE_OPTIONS = ("--log-level",)
 

@@ -11,9 +11,11 @@ are the pipeline's AlignScore scores (`factlab score alignscore`, same sentence 
 aggregation and engine): the output's sentences are each checked against the source's chunks, a sentence's
 support is its best chunk's, the score aggregates the sentences.
 
-One row per pair (`RESULT_COLUMNS`): `score` in [0, 1] (higher: more consistent), `consistent` (score >= the
-threshold recorded with the model), `reliable` and `flags` (factlab.data.judgeable: a pair with no words gets no
-score; a pair that is not English is scored but not reliable), `sentences`: per output sentence its text,
+One row per pair (`RESULT_COLUMNS`): `score` in [0, 1] (higher: more consistent), `verdict` (consistent,
+inconsistent, or uncertain inside the uncertain band a calibration recorded with the model: `factlab calibrate`),
+`consistent` (the verdict as a boolean: score >= the threshold recorded with the model; null when uncertain),
+`reliable` and `flags` (factlab.data.judgeable: a pair with no words gets no score; a pair that is not English is
+scored but not reliable), `sentences`: per output sentence its text,
 character offsets in the output, support, `evidence_start`/`evidence_end` (the character span of the source
 chunk that supports it best) and `evidence` (the source sentences of that chunk that support it best, best
 first, with their offsets in the source and support); and `spans`: the output's unsupported phrases, when the
@@ -44,8 +46,9 @@ if TYPE_CHECKING:
 
 from factlab.checker.explain import span_records
 
+CONSISTENT, INCONSISTENT, UNCERTAIN = "consistent", "inconsistent", "uncertain"
 ROWS_PER_STEP = 32  # pairs checked together: a step of the progress bar, and what is held in memory at once
-RESULT_COLUMNS = ("id", "score", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
+RESULT_COLUMNS = ("id", "score", "verdict", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
 
 
 class Checker:
@@ -75,6 +78,14 @@ class Checker:
 
         recorded = self.settings.token_localiser
         return TokenLocaliser.from_dict(recorded) if recorded else None
+
+    def verdict(self, score: float) -> str:
+        """consistent at or above the threshold, inconsistent below it, and uncertain inside the uncertain band
+        recorded with the model (`factlab calibrate`), where neither verdict reached its precision."""
+        band = self.settings.uncertain_band
+        if band is not None and band[0] <= score < band[1]:
+            return UNCERTAIN
+        return CONSISTENT if score >= self.threshold else INCONSISTENT
 
     def check(self, sources: Sequence[str], outputs: Sequence[str], ids: Sequence[Any] | None = None) -> pd.DataFrame:
         """One row per (source, output) pair, in order (`RESULT_COLUMNS`)."""
@@ -107,11 +118,13 @@ class Checker:
             source = sources[example_id]
             result = by_id.get(example_id)
             score = None if result is None or pd.isna(result["score"]) else float(result["score"])
+            verdict = None if score is None else self.verdict(score)
             rows.append(
                 {
                     "id": example_id,
                     "score": score,
-                    "consistent": None if score is None else bool(score >= self.threshold),
+                    "verdict": verdict,
+                    "consistent": None if verdict in (None, UNCERTAIN) else verdict == CONSISTENT,
                     "threshold": self.threshold,
                     "reliable": score is not None and not found,
                     "flags": found,

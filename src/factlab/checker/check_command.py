@@ -96,7 +96,8 @@ def run_check(args: argparse.Namespace) -> None:
             with atomic_path(args.out) as tmp:
                 tmp.write_text("".join(lines), encoding="utf-8")
     if not args.quiet:
-        print(summary(results, "<stdout>" if to_stdout else args.out), file=sys.stderr)
+        line = summary(results, "<stdout>" if to_stdout else args.out)
+        print(f"{line}; decisions: {decisions(settings, args.threshold)}", file=sys.stderr)
 
 
 def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -111,7 +112,9 @@ def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.
 
     checker = Checker(model, device=args.device, threads=args.threads, progress=not args.quiet)
     if args.threshold is not None:  # every use of the threshold reads the settings: `consistent`, corrections
-        checker.settings = replace(checker.settings, threshold=args.threshold, threshold_source="--threshold")
+        checker.settings = replace(
+            checker.settings, threshold=args.threshold, threshold_source="--threshold", uncertain_band=None
+        )
     return pairs, checker.check_pairs(pairs)
 
 
@@ -186,12 +189,23 @@ def json_lines(results: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
 def summary(results: pd.DataFrame, out: str) -> str:
     scored = results["score"].notna()
     flagged = results["flags"].map(bool)
-    consistent = results.loc[scored, "consistent"].astype(bool)
-    share = f"{consistent.mean():.1%}" if scored.any() else "n/a"
+    verdicts = results.loc[scored, "verdict"]
+    share = f"{(verdicts == 'consistent').mean():.1%}" if scored.any() else "n/a"
+    uncertain = int((verdicts == "uncertain").sum())
     return (
         f"factlab check: {len(results)} rows -> {out}: {int(scored.sum())} scored, {int((~scored).sum())} without score, "
         f"{int(flagged.sum())} flagged (see 'flags'); consistent at threshold {results['threshold'].iloc[0]:.4g}: {share}"
+        + (f", uncertain: {uncertain}" if uncertain else "")
     )
+
+
+def decisions(settings: Any, threshold: float | None) -> str:
+    """Which decisions are in force: the threshold's source and the uncertain band (factlab calibrate)."""
+    if threshold is not None:
+        return f"threshold {threshold:.4g} from --threshold, no uncertain band"
+    band = settings.uncertain_band
+    where = f", uncertain band [{band[0]:.4g}, {band[1]:.4g})" if band is not None else ", no uncertain band"
+    return f"threshold {settings.threshold:.4g} ({settings.threshold_source}){where}"
 
 
 def _plain(value: Any) -> Any:

@@ -49,6 +49,9 @@ class CheckerSettings:
     token_threshold_source: str = "default 0.5 (no validation threshold recorded with this model)"
     # The token localiser's weights (factlab.models.token_localiser), fit on validation tokens; None: the head alone.
     token_localiser: dict[str, Any] | None = None
+    # [low, high): a score in it gets the verdict `uncertain` (consistent: null); None: every score gets a verdict
+    uncertain_band: list[float] | None = None
+    calibration: dict[str, Any] | None = None  # what `factlab calibrate` chose the decisions on (None: not calibrated)
     entailment_label: str = "entailment"
     validation: dict[str, Any] = field(default_factory=dict)
     # A toy: weights trained to exercise the pipeline (the smoke configuration), whose scores mean nothing; the
