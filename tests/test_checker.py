@@ -231,6 +231,18 @@ def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path
     achieved = ((predicted[labels == 1] == 1).mean() + (predicted[labels == 0] == 0).mean()) / 2
     assert achieved == pytest.approx(best, abs=1e-12)
     assert chosen_on["pairs"] == 80 and chosen_on["balanced_accuracy"] == pytest.approx(best, abs=1e-4)
+    assert "uncertain_band" not in chosen_on
+    # with a precision target, the band on the pooled pairs: each verdict outside it reaches the target there
+    _, banded = validation_threshold(paths["scores"], paths["data"], uncertain_precision=0.75)
+    low, high = banded["uncertain_band"]
+    assert low <= threshold <= high
+    if high <= 1:  # the lowest such cut at or above the threshold: every lower one misses the target
+        assert labels[scores >= high].mean() >= 0.75
+        lower = np.unique(scores[(scores >= threshold) & (scores < high)])
+        assert all(labels[scores >= cut].mean() < 0.75 for cut in lower)
+    if low > 0:
+        assert 1 - labels[scores < low].mean() >= 0.75
+    assert banded["coverage"] == pytest.approx(((scores >= high) | (scores < low)).mean(), abs=1e-4)
 
 
 def test_export_loads_in_plain_transformers_with_the_same_probabilities(

@@ -89,10 +89,12 @@ rule package_checker:
             },
             sort_keys=True,
         ),
+        uncertain_precision=param("check.uncertain_precision"),
     shell:
         "factlab checker package --aligner {params.aligner} --choice {input.choice} "
         "--validation-scores {input.scores} --validation-data {input.data} --mixture-report {input.mixture} "
-        "--leakage {input.leakage} --settings {params.settings:q} {params.token_reading} --out-dir {output} > {log} 2>&1"
+        "--leakage {input.leakage} --settings {params.settings:q} {params.token_reading} "
+        "--uncertain-precision {params.uncertain_precision} --out-dir {output} > {log} 2>&1"
 
 
 CHECK_LATENCY = param("check.latency")

@@ -56,14 +56,24 @@ def register(commands: Any) -> None:
         help="results/checker/token_reading.json (factlab metaeval token-reading) or the localisation analysis's "
         "report.json: the token localiser's weights and validation-tuned threshold",
     )
+    package.add_argument(
+        "--uncertain-precision",
+        type=float,
+        default=None,
+        help="the uncertain band: where, on the validation pairs, neither verdict reaches this precision (none without)",
+    )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
 
 
-def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | None, dict[str, Any]]:
-    """The balanced-accuracy threshold on the pooled validation benchmarks, and what it was chosen on."""
+def validation_threshold(
+    scores: list[str], data: list[str], uncertain_precision: float | None = None
+) -> tuple[float | None, dict[str, Any]]:
+    """The balanced-accuracy threshold on the pooled validation benchmarks, and what it was chosen on; with
+    `uncertain_precision`, also the uncertain band there (factlab.checker.calibration) and its coverage."""
     import pandas as pd
 
+    from factlab.checker.calibration import uncertain_band, verdicts
     from factlab.metaeval.analyses.detection import pooled_validation, validation_threshold
     from factlab.metaeval.detection import balanced_accuracy
 
@@ -82,12 +92,19 @@ def validation_threshold(scores: list[str], data: list[str]) -> tuple[float | No
         return None, {"benchmarks": sorted(frames), "pairs": 0}
     labels = pooled["label"].astype(int).to_numpy()
     predicted = (pooled["score"].to_numpy() >= threshold).astype(int)
-    return threshold, {
+    chosen_on = {
         "benchmarks": sorted(frames),
         "pairs": len(pooled),
         "consistent_share": round(float(labels.mean()), 4),
         "balanced_accuracy": round(float(balanced_accuracy(labels, predicted)), 4),
     }
+    if uncertain_precision is not None:
+        band = uncertain_band(labels, pooled["score"].to_numpy(), threshold, uncertain_precision)
+        given = verdicts(pooled["score"].to_numpy(), threshold, band)
+        chosen_on["uncertain_band"] = [round(band[0], 6), round(band[1], 6)]
+        chosen_on["uncertain_precision"] = uncertain_precision
+        chosen_on["coverage"] = round(float((given >= 0).mean()), 4)
+    return threshold, chosen_on
 
 
 # The gold whose validation part tunes the token threshold, in order of preference: WiCE's dev split is a validation
@@ -134,7 +151,7 @@ def token_reading(report_path: str | None) -> TokenReading:
 def checker_settings(args: argparse.Namespace) -> CheckerSettings:
     choice = json.loads(Path(args.choice).read_text())
     tokens = token_reading(args.localisation_report)
-    threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data)
+    threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data, args.uncertain_precision)
     source = (
         f"maximises balanced accuracy on {chosen_on['pairs']} validation pairs of {', '.join(chosen_on['benchmarks'])}"
         if threshold is not None
@@ -150,6 +167,7 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
             token_threshold=tokens.threshold,
             token_threshold_source=tokens.source,
             token_localiser=tokens.localiser,
+            uncertain_band=chosen_on.get("uncertain_band"),
             validation={
                 "threshold": chosen_on,
                 "tuning_mean_roc_auc": choice.get("mean_roc_auc"),
@@ -206,6 +224,20 @@ def _rows(values: dict[str, Any]) -> list[str]:
     ]
 
 
+def uncertain_lines(settings: CheckerSettings) -> list[str]:
+    """The card's sentence on the uncertain band (none without one)."""
+    chosen_on = settings.validation.get("threshold", {})
+    if settings.uncertain_band is None:
+        return []
+    low, high = settings.uncertain_band
+    return [
+        f"A score in [{low:.4g}, {high:.4g}) gets the verdict `uncertain` (`consistent` null, nothing rewritten): on the "
+        f"validation pairs, neither verdict reaches {chosen_on.get('uncertain_precision', 0):.0%} precision there; "
+        f"{chosen_on.get('coverage', 0):.1%} of them get a verdict. Calibrate on your own labelled pairs with "
+        "`factlab calibrate`."
+    ]
+
+
 def model_card(
     settings: CheckerSettings,
     aligner: dict[str, Any],
@@ -244,6 +276,7 @@ def model_card(
         *[f"| {key} | {value} |" for key, value in settings.as_json().items() if key not in CARD_TABLE_LEFT_OUT],
         "",
         f"The threshold: {settings.threshold_source}.",
+        *uncertain_lines(settings),
         "Chunk size, support head and aggregation were chosen by AlignScore's tuning on validation benchmarks "
         f"({', '.join(settings.validation.get('tuning_benchmarks', [])) or 'none'}; macro-mean ROC AUC "
         f"{settings.validation.get('tuning_mean_roc_auc')}).",
