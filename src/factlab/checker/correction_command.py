@@ -80,9 +80,11 @@ def read_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame) -> tuple[dict[str, list], dict[str, dict]]:
-    """Per scored test output, its spans (as `factlab check` reads the scores) and the checker's correction."""
+    """Per scored test output, its spans (as `factlab check` reads the scores) and the checker's correction (none for
+    an output it finds consistent or is uncertain of)."""
     import pandas as pd
 
+    from factlab.checker.api import CONSISTENT, UNCERTAIN
     from factlab.checker.explain import span_records
 
     by_id = {str(row["example_id"]): row for row in scores.to_dict("records")}
@@ -96,7 +98,8 @@ def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame
         details[example_id] = {"sentences": list(scored["sentences"])}
         result = {"tokens": scored["tokens"], "sentences": details[example_id]["sentences"]}
         spans = span_records(result, outputs[example_id], checker.settings.token_threshold, sources[example_id], localiser)
-        rows.append({"id": example_id, "spans": spans})
+        verdict = checker.verdict(float(scored["score"]))  # only an output found inconsistent is corrected
+        rows.append({"id": example_id, "spans": spans, "consistent": None if verdict == UNCERTAIN else verdict == CONSISTENT})
     corrections = checker.corrections(rows, details, outputs, sources)
     return {row["id"]: row["spans"] for row in rows}, corrections
 
