@@ -51,6 +51,8 @@ def test_calibration_on_separable_and_on_random_labels() -> None:
     random = calibrate(noise, scores, precision=0.8, folds=5, seed=1)
     assert random.cv_low < 0.5 < random.cv_high + 0.05 and random.cv_balanced_accuracy < 0.58
     assert random.coverage < 0.5  # neither verdict reaches 80% precision on noise: mostly uncertain
+    never = calibrate(noise, scores, precision=0.99, folds=5, seed=1)  # no cut reaches 99%: never consistent
+    assert never.precision_consistent is None and json.loads(json.dumps(never.as_json()))["band_high"] > 1.0
     assert calibrate(noise, scores, precision=0.8, folds=5, seed=1) == random  # seeded
 
 

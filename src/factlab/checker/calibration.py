@@ -40,7 +40,12 @@ class Calibration:
     n_inconsistent: int
 
     def as_json(self) -> dict[str, Any]:
-        return {key: (round(value, 6) if isinstance(value, float) else value) for key, value in self.__dict__.items()}
+        """Rounded to 6 decimals, but for the band: a bound just above 1 means "never consistent"."""
+        exact = ("band_low", "band_high", "threshold")
+        return {
+            key: (round(value, 6) if isinstance(value, float) and key not in exact else value)
+            for key, value in self.__dict__.items()
+        }
 
 
 def uncertain_band(labels: ArrayLike, scores: ArrayLike, threshold: float, precision: float) -> tuple[float, float]:

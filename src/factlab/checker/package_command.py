@@ -101,7 +101,7 @@ def validation_threshold(
     if uncertain_precision is not None:
         band = uncertain_band(labels, pooled["score"].to_numpy(), threshold, uncertain_precision)
         given = verdicts(pooled["score"].to_numpy(), threshold, band)
-        chosen_on["uncertain_band"] = [round(band[0], 6), round(band[1], 6)]
+        chosen_on["uncertain_band"] = list(band)  # unrounded: a bound just above 1 means "never consistent"
         chosen_on["uncertain_precision"] = uncertain_precision
         chosen_on["coverage"] = round(float((given >= 0).mean()), 4)
     return threshold, chosen_on
