@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 from factlab.checker.explain import span_records
 
 CONSISTENT, INCONSISTENT, UNCERTAIN = "consistent", "inconsistent", "uncertain"
+VERDICTS = {1: CONSISTENT, 0: INCONSISTENT, -1: UNCERTAIN}  # factlab.checker.calibration.verdicts' codes
 ROWS_PER_STEP = 32  # pairs checked together: a step of the progress bar, and what is held in memory at once
 RESULT_COLUMNS = ("id", "score", "verdict", "consistent", "threshold", "reliable", "flags", "sentences", "spans", "correction")
 
@@ -81,11 +82,11 @@ class Checker:
 
     def verdict(self, score: float) -> str:
         """consistent at or above the threshold, inconsistent below it, and uncertain inside the uncertain band
-        recorded with the model (`factlab calibrate`), where neither verdict reached its precision."""
+        recorded with the model, where neither verdict reached its precision (factlab.checker.calibration.verdicts)."""
+        from factlab.checker.calibration import verdicts
+
         band = self.settings.uncertain_band
-        if band is not None and band[0] <= score < band[1]:
-            return UNCERTAIN
-        return CONSISTENT if score >= self.threshold else INCONSISTENT
+        return VERDICTS[int(verdicts([score], self.threshold, None if band is None else (band[0], band[1]))[0])]
 
     def check(self, sources: Sequence[str], outputs: Sequence[str], ids: Sequence[Any] | None = None) -> pd.DataFrame:
         """One row per (source, output) pair, in order (`RESULT_COLUMNS`)."""
@@ -124,7 +125,7 @@ class Checker:
                     "id": example_id,
                     "score": score,
                     "verdict": verdict,
-                    "consistent": None if verdict in (None, UNCERTAIN) else verdict == CONSISTENT,
+                    "consistent": as_consistent(verdict),
                     "threshold": self.threshold,
                     "reliable": score is not None and not found,
                     "flags": found,
@@ -176,6 +177,11 @@ class Checker:
                 text, records = apply_edits(outputs[row["id"]], edits)
                 result[row["id"]] = {"text": text, "edits": records}
         return result
+
+
+def as_consistent(verdict: str | None) -> bool | None:
+    """A verdict as the `consistent` field: null without a score and when uncertain."""
+    return None if verdict in (None, UNCERTAIN) else verdict == CONSISTENT
 
 
 def failing(row: dict[str, Any]) -> bool:

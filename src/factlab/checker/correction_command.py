@@ -84,7 +84,7 @@ def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame
     an output it finds consistent or is uncertain of)."""
     import pandas as pd
 
-    from factlab.checker.api import CONSISTENT, UNCERTAIN
+    from factlab.checker.api import as_consistent
     from factlab.checker.explain import span_records
 
     by_id = {str(row["example_id"]): row for row in scores.to_dict("records")}
@@ -98,8 +98,8 @@ def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame
         details[example_id] = {"sentences": list(scored["sentences"])}
         result = {"tokens": scored["tokens"], "sentences": details[example_id]["sentences"]}
         spans = span_records(result, outputs[example_id], checker.settings.token_threshold, sources[example_id], localiser)
-        verdict = checker.verdict(float(scored["score"]))  # only an output found inconsistent is corrected
-        rows.append({"id": example_id, "spans": spans, "consistent": None if verdict == UNCERTAIN else verdict == CONSISTENT})
+        consistent = as_consistent(checker.verdict(float(scored["score"])))  # only an inconsistent output is corrected
+        rows.append({"id": example_id, "spans": spans, "consistent": consistent})
     corrections = checker.corrections(rows, details, outputs, sources)
     return {row["id"]: row["spans"] for row in rows}, corrections
 

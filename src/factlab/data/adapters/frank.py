@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from factlab.data.frank_metrics import BASELINE_METRICS
 from factlab.data.readers import read_json, require
 from factlab.data.spec import BenchmarkSpec, Built
 from factlab.download.manifest import RawFiles
@@ -44,24 +45,6 @@ UPSTREAM_SPLITS = {"valid": "validation", "test": "test"}
 SUBSETS = {"cnndm": "cnndm", "bbc": "xsum"}
 KEY_FIELDS = ("hash", "model_name", "dataset", "split")
 SCORE_FIELD = "Factuality"
-# Metric names exactly as FRANK's baseline file spells them.
-BASELINE_METRICS = (
-    "Rouge 1",
-    "Rouge 2",
-    "Rouge L",
-    "Bleu",
-    "Meteor",
-    "BertScore P",
-    "BertScore R",
-    "BertScore F1",
-    "BertScore P Art",
-    "BertScore R Art",
-    "BertScore F1 Art",
-    "FactCC",
-    "FEQA",
-    "Dep Entail",
-    "QAGS",
-)
 
 
 def frank_example_id(doc_hash: str, model_name: str) -> str:

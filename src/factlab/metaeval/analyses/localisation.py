@@ -624,11 +624,22 @@ def fit_localisers(
     return fitted
 
 
-def run_localisation(args: argparse.Namespace) -> None:
-    import pandas as pd
+@dataclass
+class LocalisationInputs:
+    """What the localisation analysis and the checker's token reading (factlab.metaeval.analyses.token_reading) read
+    alike: the gold tables with their parts and sources, the score tables by scored benchmark, and the token
+    localisers fit on the validation tokens."""
 
-    from factlab.models.token_localiser import TokenLocaliser
+    tables: list[GoldTable]
+    by_benchmark: dict[str, list[str]]  # scored benchmark -> its score files
+    score_tables: dict[str, pd.DataFrame]
+    cache: WordCache
+    localisers: dict[str, Any]
 
+
+def read_localisation_inputs(args: argparse.Namespace) -> LocalisationInputs:
+    """The gold tables (`--gold`, split by `--val-fraction` and `--seed`, with `--sources`), the score tables
+    (`--scores`, each of a benchmark with a gold table) and the localisers fit on them."""
     gold_paths = benchmark_arguments(args.gold, "--gold", "path")
     source_paths = benchmark_arguments(args.sources, "--sources", "path") if args.sources else {}
     by_benchmark: dict[str, list[str]] = {}
@@ -646,6 +657,22 @@ def run_localisation(args: argparse.Namespace) -> None:
     score_tables = {path: read_example_table(path, SCORE_COLUMNS) for path in args.scores}
     cache: WordCache = {}
     localisers = fit_localisers(tables, by_benchmark, score_tables, cache)
+    return LocalisationInputs(tables, by_benchmark, score_tables, cache, localisers)
+
+
+def run_localisation(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from factlab.models.token_localiser import TokenLocaliser
+
+    inputs = read_localisation_inputs(args)
+    tables, by_benchmark, score_tables, cache, localisers = (
+        inputs.tables,
+        inputs.by_benchmark,
+        inputs.score_tables,
+        inputs.cache,
+        inputs.localisers,
+    )
     rows: list[dict[str, Any]] = []
     report: dict[str, Any] = {"policies": list(args.policies), "datasets": {}, "localisers": localisers}
     for table in tables:

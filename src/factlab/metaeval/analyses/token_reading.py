@@ -115,40 +115,15 @@ def table_readings(
 
 
 def run_token_reading(args: argparse.Namespace) -> None:
-    from factlab.errors import FactlabError
     from factlab.io import write_json
-    from factlab.metaeval.analyses.localisation import (
-        SCORE_COLUMNS,
-        GoldTable,
-        fit_localisers,
-        read_example_table,
-        read_gold,
-        read_sources,
-        split_parts,
-    )
-    from factlab.metaeval.arguments import benchmark_arguments
+    from factlab.metaeval.analyses.localisation import read_localisation_inputs
 
-    gold_paths = benchmark_arguments(args.gold, "--gold", "path")
-    source_paths = benchmark_arguments(args.sources, "--sources", "path") if args.sources else {}
-    by_benchmark: dict[str, list[str]] = {}
-    for path in args.scores:
-        benchmark = Path(path).parent.name
-        if benchmark not in gold_paths:
-            raise FactlabError(f"{path}: no --gold table for benchmark {benchmark!r} (given: {sorted(gold_paths)})")
-        by_benchmark.setdefault(benchmark, []).append(path)
-    tables = []
-    for benchmark, gold_path in sorted(gold_paths.items()):
-        gold = read_gold(gold_path)
-        parts, split = split_parts(gold, file=gold_path, val_fraction=args.val_fraction, seed=args.seed)
-        sources = read_sources(source_paths[benchmark]) if benchmark in source_paths else None
-        tables.append(GoldTable(benchmark, gold_path, gold, parts, split, sources))
-    score_tables = {path: read_example_table(path, SCORE_COLUMNS) for path in args.scores}
-    cache: WordCache = {}
-    localisers = fit_localisers(tables, by_benchmark, score_tables, cache)
-    report: dict[str, Any] = {"policies": [POLICY], "datasets": {}, "localisers": localisers}
-    for table in tables:
+    inputs = read_localisation_inputs(args)
+    report: dict[str, Any] = {"policies": [POLICY], "datasets": {}, "localisers": inputs.localisers}
+    for table in inputs.tables:
         entry: dict[str, Any] = {"gold": table.path, "scored_benchmark": table.benchmark, "split": table.split, "scorers": {}}
-        for path in sorted(by_benchmark.get(table.benchmark, [])):
-            entry["scorers"].update(table_readings(table, path, score_tables[path], localisers, cache))
+        for path in sorted(inputs.by_benchmark.get(table.benchmark, [])):
+            scores = inputs.score_tables[path]
+            entry["scorers"].update(table_readings(table, path, scores, inputs.localisers, inputs.cache))
         report["datasets"][Path(table.path).stem] = entry
     write_json(report, args.out)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
+from factlab.data.frank_metrics import BASELINE_METRICS
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
 from factlab.metaeval.variants import PARTIAL_VARIANTS, WILLIAMS_VARIANTS, PartialVariant, WilliamsVariant
@@ -56,25 +57,6 @@ FLIP_PREFIX = "Flip_"
 SUBSET_LABELS = {"all": "All data", "cnndm": "CNN/DM", "xsum": "XSum"}
 SPLITS = ("all", "validation", "test")
 SIGNIFICANCE_LEVEL = 0.05
-# FRANK's baseline metrics as its baseline file spells them, in its order: factlab.data.adapters.frank's BASELINE_METRICS,
-# written out here so that the commands list them without importing the adapter (and pandas); a test keeps them equal.
-BASELINE_METRICS = (
-    "Rouge 1",
-    "Rouge 2",
-    "Rouge L",
-    "Bleu",
-    "Meteor",
-    "BertScore P",
-    "BertScore R",
-    "BertScore F1",
-    "BertScore P Art",
-    "BertScore R Art",
-    "BertScore F1 Art",
-    "FactCC",
-    "FEQA",
-    "Dep Entail",
-    "QAGS",
-)
 CORRELATION_COLUMNS = [
     "metric",
     "subset",
