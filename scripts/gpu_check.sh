@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of issue 14, on any machine with CUDA and factlab installed (`make gpu-check`):
+# The GPU check, on any machine with CUDA and factlab installed (`make gpu-check`):
 #   1. the CUDA parity tests (tests/test_cuda.py: bf16 and fp32 on the GPU against fp32 on the CPU);
 #   2. the aligner trained with config/gpu.yaml's recipe (merged over params.yaml) on the default mixture;
 #   3. the scoring engine's throughput (`factlab score throughput`): real AlignScore pairs at the chunk size the

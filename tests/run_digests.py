@@ -1,4 +1,4 @@
-"""Two runs compared through a manifest of their artefacts' digests (two full runs, bit-identical: issue 14).
+"""Two runs compared through a manifest of their artefacts' digests (two full runs on one kind of CPU are bit-identical).
 
     python tests/run_digests.py write DIRECTORY MANIFEST     # after one run: every artefact's sha256
     python tests/run_digests.py compare DIRECTORY MANIFEST   # after another: what differs; exit 1 if anything does

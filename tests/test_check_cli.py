@@ -266,7 +266,8 @@ def package(checker: Path, tmp_path: Path, train_pairs: int) -> subprocess.Compl
     """`factlab checker package` of the tiny aligner, with a mixture report of `train_pairs` training pairs."""
     (tmp_path / "mixture.json").write_text(json.dumps({"pairs": train_pairs + 19, "train_pairs": train_pairs}))
     (tmp_path / "leakage.json").write_text(json.dumps({"ngram": 8, "leaking_pairs": 0}))
-    (tmp_path / "choice.json").write_text(json.dumps({"words_per_chunk": 60, "aggregation": "min", "support_head": "three_way"}))
+    choice = {"words_per_chunk": 60, "aggregation": "min", "support_head": "three_way", "chunk_policy": "reference"}
+    (tmp_path / "choice.json").write_text(json.dumps(choice))
     return factlab_command(
         "checker", "package", "--aligner", checker, "--choice", tmp_path / "choice.json",
         "--mixture-report", tmp_path / "mixture.json", "--leakage", tmp_path / "leakage.json",

@@ -10,6 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
+from factlab.preprocess.chunking import CHUNK_POLICIES
+
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((ROOT / "workflow/schemas/params.schema.yaml").read_text())
 
@@ -35,6 +37,12 @@ def test_typo_in_key_is_rejected():
     params["download"]["allow_netwrok"] = params["download"].pop("allow_network")
     with pytest.raises(jsonschema.ValidationError, match="allow_netwrok"):
         jsonschema.validate(params, SCHEMA)
+
+
+def test_the_schema_allows_exactly_the_chunk_policies_the_code_knows():
+    """The schema keeps its own enum so that a bad policy stops Snakemake before any job; this keeps it the code's."""
+    alignscore = SCHEMA["properties"]["score"]["properties"]["alignscore"]["properties"]
+    assert tuple(alignscore["chunk_policy"]["enum"]) == CHUNK_POLICIES
 
 
 def test_snakemake_refuses_a_typo(tmp_path):

@@ -164,8 +164,8 @@ def test_a_sampled_scorer_of_too_few_summaries_for_their_systems_is_left_out_and
 ) -> None:
     """Seeded samples of a few summaries, at the boundaries: a subset's partial correlation needs 2 dimensions left
     once each system's mean is removed (summaries minus systems, counted here with pandas; in 1, every correlation is
-    +-1), and all data, where the Williams tests run, 3 (their correlation matrix is singular in fewer: the old code
-    stopped there). A scorer short of them is left out and named; the table is made for the others."""
+    +-1), and all data, where the Williams tests run, 3 (their correlation matrix is singular in fewer). A scorer
+    short of them is left out and named; the table is made for the others."""
     labels, released = tables
     factcc = released[["example_id"]].assign(score=released["FactCC"])
     sample = sample_examples(labels, size, seed=seed)

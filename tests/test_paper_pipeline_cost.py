@@ -12,7 +12,7 @@ from factlab.errors import DataError
 from factlab.paper.pipeline_cost import pipeline_cost, read_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "fixtures" / "benchmarks"  # copied from a run of the default DAG on this machine
+FIXTURES = ROOT / "tests" / "fixtures" / "benchmarks"  # `benchmark:` files of a few jobs of one default run
 FILES = sorted(str(path) for path in FIXTURES.rglob("*.tsv"))
 
 

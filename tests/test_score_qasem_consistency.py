@@ -333,16 +333,19 @@ def test_bad_settings_are_config_errors(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match="qasem_consistency"):
             settings(**bad)
     choice = tmp_path / "choice.json"
-    choice.write_text(json.dumps({"support_head": "three_way", "words_per_chunk": 60, "aggregation": "mean"}))
+    tuned = {"support_head": "three_way", "words_per_chunk": 60, "aggregation": "mean", "chunk_policy": "even"}
+    choice.write_text(json.dumps(tuned))
     params = {"decomposition": "qas", "qa_source": "gold", "aggregation": "share", "threshold": 0.5, "support_head": "three_way"}
     params["class_prior"] = "trained"
     assert job_settings(json.dumps(params), str(choice), "even") == settings(
         qa_source="gold", words_per_chunk=60, chunk_policy="even"
     )
     with pytest.raises(ConfigError, match=r"missing \['threshold'\]"):
-        job_settings(json.dumps({k: v for k, v in params.items() if k != "threshold"}), str(choice), "reference")
+        job_settings(json.dumps({k: v for k, v in params.items() if k != "threshold"}), str(choice), "even")
     with pytest.raises(ConfigError, match=r"unknown \['model'\]"):
-        job_settings(json.dumps({**params, "model": "trained"}), str(choice), "reference")
+        job_settings(json.dumps({**params, "model": "trained"}), str(choice), "even")
+    with pytest.raises(ConfigError, match="tuned with chunk policy 'even', but the configured chunk policy .* is 'reference'"):
+        job_settings(json.dumps(params), str(choice), "reference")
 
 
 def command(tmp_path: Path, decomposition: str, qas: str, head: str = "binary", prior: str = "trained") -> list[str]:
@@ -368,7 +371,8 @@ def test_command_writes_the_scores_of_both_decompositions(
     responses.to_parquet(tmp_path / "data.parquet")
     sentences.to_parquet(tmp_path / "sentences.parquet")
     gold.to_parquet(tmp_path / "gold.parquet")
-    (tmp_path / "choice.json").write_text(json.dumps({"support_head": "binary", "words_per_chunk": WORDS, "aggregation": "min"}))
+    choice = {"support_head": "binary", "words_per_chunk": WORDS, "aggregation": "min", "chunk_policy": "reference"}
+    (tmp_path / "choice.json").write_text(json.dumps(choice))
     assert main(command(tmp_path, "qas", str(tmp_path / "gold.parquet"))) == 0
     assert main(command(tmp_path, "sentences", "none")) == 0
     report = json.loads((tmp_path / "scores_qas.json").read_text())

@@ -29,7 +29,8 @@ def test_cut_length_and_reference_sample_are_reported(tmp_path: Path) -> None:
     sentences, _ = sentence_units(examples, "qags_xsum")
     write_parquet(examples, tmp_path / "qags_xsum.parquet")
     write_parquet(sentences, tmp_path / "sentences.parquet")
-    (tmp_path / "choice.json").write_text(json.dumps({"words_per_chunk": 60, "aggregation": "mean", "support_head": "three_way"}))
+    choice = {"words_per_chunk": 60, "aggregation": "mean", "support_head": "three_way", "chunk_policy": "reference"}
+    (tmp_path / "choice.json").write_text(json.dumps(choice))
     scorer = tiny_aligner(3)
     save_aligner(scorer.network, scorer.tokenizer, tmp_path / "aligner", {})
     out = tmp_path / "throughput.json"

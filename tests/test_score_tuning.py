@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from factlab.models.engine import EngineSettings
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 from factlab.score.alignscore_commands import tuned_settings
-from factlab.score.tuning import TuningSettings, choose, sweep, tuning_sample
+from factlab.score.tuning import TuningSettings, choose, read_choice, sweep, tuning_sample
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -172,15 +173,32 @@ def test_bad_settings_and_choice_files(tmp_path: Path) -> None:
     choice = tmp_path / "alignscore_choice.json"
     with pytest.raises(ConfigError, match="support_heads"):
         TuningSettings(support_heads=("regression",))
-    choice.write_text(json.dumps({"support_head": "binary", "words_per_chunk": 120, "aggregation": "min"}))
+    reference = {"chunk_policy": "reference"}
+    choice.write_text(json.dumps({"support_head": "binary", "words_per_chunk": 120, "aggregation": "min"} | reference))
     # the scoring rule localises (evidence, tokens); the tuning, which reads scores only, does not
     assert tuned_settings(str(choice), "reference") == AlignScoreSettings(120, "reference", "min", "binary", localise=True)
-    choice.write_text(json.dumps({"words_per_chunk": 120, "aggregation": "min"}))
+    choice.write_text(json.dumps({"words_per_chunk": 120, "aggregation": "min"} | reference))
     with pytest.raises(FactlabError, match="alignscore_choice.json: no field 'support_head'"):
         tuned_settings(str(choice), "reference")
-    choice.write_text(json.dumps({"aggregation": "min"}))
+    choice.write_text(json.dumps({"aggregation": "min"} | reference))
     with pytest.raises(FactlabError, match="alignscore_choice.json: no field 'words_per_chunk'"):
         tuned_settings(str(choice), "reference")
+
+
+def test_a_choice_tuned_with_another_chunk_policy_is_refused(tmp_path: Path) -> None:
+    """The chunk size was chosen for the chunks of the policy the choice records: every reader (AlignScore and
+    QASemConsistency scoring, the throughput benchmark, SCALE's best_chunk, the checker package) refuses another."""
+    choice = tmp_path / "alignscore_choice.json"
+    tuned = {"support_head": "binary", "words_per_chunk": 120, "aggregation": "min"}
+    choice.write_text(json.dumps(tuned | {"chunk_policy": "even"}))
+    assert read_choice(str(choice), "even")["words_per_chunk"] == 120
+    expected = f"{choice} was tuned with chunk policy 'even', but the configured chunk policy "
+    expected += "(score.alignscore.chunk_policy) is 'reference'"
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        tuned_settings(str(choice), "reference")
+    choice.write_text(json.dumps(tuned))
+    with pytest.raises(FactlabError, match="alignscore_choice.json: no field 'chunk_policy'"):
+        read_choice(str(choice), "reference")
 
 
 def test_command_refuses_sentences_of_another_benchmark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -148,7 +148,7 @@ class Checker:
         helps (whatever the other rows offer); one engine call scores every candidate and every sentence it would
         replace."""
         from factlab.checker.correct import apply_edits, choose_edits, span_candidates
-        from factlab.models.engine import score_pairs
+        from factlab.models.engine import engine_settings, score_pairs
         from factlab.models.support_heads import with_support_head
 
         candidates = []
@@ -166,7 +166,7 @@ class Checker:
             originals = sorted({(c.premise, c.original) for c in candidates})
             pairs = originals + [(c.premise, c.sentence) for c in candidates]
             reader = with_support_head(self.scorer, self.settings.support_head)
-            engine = engine_settings(self.settings, self.scorer, progress=False)
+            engine = engine_settings(self.settings, self.scorer.device, progress=False)
             supports = score_pairs(reader, pairs, engine, description="corrections").scores
             before = dict(zip(originals, supports[: len(originals)], strict=True))
             chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
@@ -205,6 +205,7 @@ def check(
 def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, progress: bool) -> pd.DataFrame:
     """The pipeline's AlignScore table (example_id, score, sentences) of `pairs` (`id, source, output`)."""
     from factlab.data.adapters.custom import doc_id_from_source
+    from factlab.models.engine import engine_settings
     from factlab.preprocess.benchmark import sentence_units
     from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 
@@ -226,16 +227,9 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
         settings.support_head,
         localise=True,
     )
-    scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine_settings(settings, scorer, progress=progress))
+    engine = engine_settings(settings, scorer.device, progress=progress)
+    scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine)
     return scores
-
-
-def engine_settings(settings: CheckerSettings, scorer: Any, *, progress: bool) -> Any:
-    """The engine's batching and precision as the checker card records them, on the scorer's device."""
-    from factlab.models.engine import EngineSettings, resolve_precision
-
-    precision = resolve_precision(settings.precision, scorer.device)
-    return EngineSettings(settings.token_budget, settings.max_batch_pairs, precision, progress=progress)
 
 
 def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:

@@ -149,7 +149,9 @@ def token_reading(report_path: str | None) -> TokenReading:
 
 
 def checker_settings(args: argparse.Namespace) -> CheckerSettings:
-    choice = json.loads(Path(args.choice).read_text())
+    from factlab.score.tuning import read_choice
+
+    choice = read_choice(args.choice, args.settings.get("chunk_policy", CheckerSettings.chunk_policy))
     tokens = token_reading(args.localisation_report)
     threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data, args.uncertain_precision)
     source = (

@@ -220,8 +220,8 @@ class AlignerScorer:
 
 class DeferredAlignerScorer(AlignerScorer):
     """A trained aligner whose network and tokenizer load when first used. A job whose pairs all come from a
-    `PairCache` (SummaC-Conv after SummaC-ZS) then never imports transformers nor deserialises the weights: about
-    7 of a smoke Conv job's 10 s on a 2-core Zen 3. Its identity (the cache key) is the weights file's hash, read at
+    `PairCache` (SummaC-Conv after SummaC-ZS) then never imports transformers nor deserialises the weights, which
+    is most of such a job's time. Its identity (the cache key) is the weights file's hash, read at
     once. Jobs that read the tokenizer up front (a support head's view, SCALE's windows) load at that point."""
 
     LOADED_ATTRIBUTES = ("network", "tokenizer", "max_length", "token_types")  # what AlignerScorer.__init__ sets

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -125,11 +125,26 @@ class EngineSettings:
             raise FactlabError(f"unknown precision {self.precision!r}; expected one of {PRECISIONS}")
 
 
+class EngineChoices(Protocol):
+    """The engine's settings as they are configured: a scoring command's arguments, a checker card's settings."""
+
+    token_budget: int
+    max_batch_pairs: int
+    precision: str
+
+
+def engine_settings(choices: EngineChoices, device: torch.device, *, progress: bool = True) -> EngineSettings:
+    """The engine's batching as `choices` configure it, with precision "auto" resolved for `device` (the precision
+    a report records)."""
+    precision = resolve_precision(choices.precision, device)
+    return EngineSettings(choices.token_budget, choices.max_batch_pairs, precision, progress=progress)
+
+
 @dataclass
 class EncodedPairs:
     """Pairs encoded column-wise: each pair's kept premise and hypothesis pieces are a (start, count) into a pool
     of every distinct text's pieces, so `pad_batch` gathers a batch with numpy. Lists built per pair and per piece
-    had been most of the engine's CPU time, which a GPU waits for."""
+    would be most of the engine's CPU time, which a GPU waits for."""
 
     template: PairTemplate
     premise_pool: np.ndarray  # the pieces of every distinct premise, concatenated
@@ -298,8 +313,8 @@ def encode_pairs(
 
 @contextlib.contextmanager
 def paused_garbage_collection() -> Iterator[None]:
-    """Encoding makes a few lists per text and no cycles; the collector's passes over them cost 25-40% of
-    `encode_pairs` (11,398 pairs of 256 pieces: 1.64-1.95 s with it, 1.20-1.24 s without, 2-core EPYC)."""
+    """Encoding makes a few lists per text and no cycles, so the collector's passes over them find nothing to
+    free; without them `encode_pairs` takes about a third less time."""
     enabled = gc.isenabled()
     gc.disable()
     try:

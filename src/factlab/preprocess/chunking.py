@@ -14,12 +14,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Literal
+from typing import Literal, get_args
 
 from factlab.errors import ConfigError
 from factlab.preprocess.sentences import Sentence, word_count
 
 AlignScorePolicy = Literal["reference", "even"]
+# The values of score.alignscore.chunk_policy, for command-line choices and settings checks (the Literal types them).
+CHUNK_POLICIES: tuple[str, ...] = get_args(AlignScorePolicy)
 WindowPolicy = Literal["covering", "reference"]
 
 
@@ -101,7 +103,7 @@ def alignscore_chunks(
     elif policy == "even":
         bounds = _even_bounds(len(sentences), min(n_chunks, len(sentences)))
     else:
-        raise ConfigError(f"unknown AlignScore chunk policy {policy!r}; choose 'reference' or 'even'")
+        raise ConfigError(f"unknown AlignScore chunk policy {policy!r}; choose one of {CHUNK_POLICIES}")
     chunks = [_sentence_chunk(sentences, first, stop, sum(counts[first:stop])) for first, stop in bounds]
     report.n_chunks = len(chunks)
     report.n_over_budget = sum(chunk.size > words_per_chunk for chunk in chunks)

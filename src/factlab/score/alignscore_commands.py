@@ -5,11 +5,10 @@ scorer's (factlab.score.commands)."""
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factlab.errors import FactlabError
+from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.score.commands import add_job_arguments, run_pair_job
 
 if TYPE_CHECKING:
@@ -20,7 +19,7 @@ def register(commands: Any) -> None:
     alignscore = commands.add_parser("alignscore", help="AlignScore of every example of a benchmark (one shard)")
     add_job_arguments(alignscore, model=True)
     alignscore.add_argument("--choice", required=True, help="results/score/alignscore_choice.json (tuned on validation)")
-    alignscore.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    alignscore.add_argument("--chunk-policy", choices=CHUNK_POLICIES, required=True)
     alignscore.set_defaults(func=run_alignscore)
 
 
@@ -31,10 +30,11 @@ def run_alignscore(args: argparse.Namespace) -> None:
 
 
 def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:
-    """AlignScore's settings from the tuning rule's choice (`factlab score alignscore-tune`)."""
+    """AlignScore's settings from the tuning rule's choice (`read_choice`) and the configured chunk policy."""
     from factlab.score.alignscore import AlignScoreSettings
+    from factlab.score.tuning import read_choice
 
-    choice = json.loads(Path(choice_path).read_text())
+    choice = read_choice(choice_path, chunk_policy)
     try:
         return AlignScoreSettings(
             int(choice["words_per_chunk"]),

@@ -29,9 +29,6 @@ from factlab.runtime import set_threads
 
 if TYPE_CHECKING:
     import pandas as pd
-    import torch
-
-    from factlab.models.engine import EngineSettings
 
 
 def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
@@ -51,7 +48,8 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, model: bool) -> None:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """The pair scorer (`load_pair_scorer`) and the engine's batching (`engine_settings`): every command running the engine."""
+    """The pair scorer (`load_pair_scorer`) and the engine's batching (`factlab.models.engine.engine_settings`): every
+    command running the engine."""
     parser.add_argument("--model", required=True, help="a trained aligner folder, or a hub id / folder of an NLI classifier")
     parser.add_argument("--entailment-label", required=True, help="label name of entailment (NLI classifiers only)")
     parser.add_argument("--token-budget", type=positive_int, required=True)
@@ -73,14 +71,6 @@ def job_examples(args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, int]
     examples = shard_examples(sample_examples(selected, args.sample_examples, args.sample_seed), args.shard, args.shards)
     left_out = len(shard_examples(selected, args.shard, args.shards)) - len(examples)
     return examples, {"examples_not_sampled": left_out}
-
-
-def engine_settings(args: argparse.Namespace, device: torch.device, *, progress: bool = True) -> EngineSettings:
-    """The engine's batching, with `--precision auto` resolved for `device` (the precision a report records)."""
-    from factlab.models.engine import EngineSettings, resolve_precision
-
-    precision = resolve_precision(args.precision, device)
-    return EngineSettings(args.token_budget, args.max_batch_pairs, precision, progress=progress)
 
 
 def write_job(
@@ -115,7 +105,7 @@ def run_pair_job(
     """
     import pandas as pd
 
-    from factlab.models.engine import PairCache
+    from factlab.models.engine import PairCache, engine_settings
     from factlab.models.loading import load_pair_scorer
 
     started = time.perf_counter()

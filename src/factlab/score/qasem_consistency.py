@@ -56,7 +56,7 @@ from factlab.errors import ConfigError, DataError
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
-from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
+from factlab.preprocess.chunking import CHUNK_POLICIES, AlignScorePolicy, SentenceChunk, alignscore_chunks
 from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises
 from factlab.score.sentences import sentences_by_owner
@@ -66,7 +66,6 @@ DECOMPOSITIONS = ("qas", "sentences")
 QA_SOURCES = ("parser", "gold")
 AGGREGATIONS = ("share", "min", "mean")
 CLASS_PRIORS = ("trained", "balanced")
-CHUNK_POLICIES = ("reference", "even")
 QA, SENTENCE = "qa", "sentence"
 PARSER_COLUMNS = ("example_id", "sentence_index", "predicate_index", "question", "answer")
 PARSER_SPAN_COLUMNS = ("predicate_char_start", "predicate_char_end", "answer_char_start", "answer_char_end")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from factlab.errors import ConfigError, DataError, FactlabError
+from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.score.commands import add_job_arguments, run_pair_job
 
 PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold", "support_head", "class_prior")
@@ -28,7 +29,7 @@ def register(commands: Any) -> None:
     add_job_arguments(command, model=True)
     command.add_argument("--qas", required=True, help="the QA table of qa_source, or 'none' (decomposition: sentences)")
     command.add_argument("--choice", required=True, help="results/score/alignscore_choice.json: the chunk size")
-    command.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    command.add_argument("--chunk-policy", choices=CHUNK_POLICIES, required=True)
     command.add_argument("--settings", required=True, help="JSON of score.qasem_consistency (without model keys)")
     command.add_argument(
         "--training-mixture",

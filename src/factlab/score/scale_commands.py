@@ -7,12 +7,12 @@ import argparse
 import json
 import time
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from factlab.commands import positive_int, write_report
 from factlab.errors import FactlabError
-from factlab.score.commands import add_job_arguments, add_model_arguments, engine_settings, run_pair_job
+from factlab.preprocess.chunking import CHUNK_POLICIES
+from factlab.score.commands import add_job_arguments, add_model_arguments, run_pair_job
 
 
 def register(commands: Any) -> None:
@@ -32,7 +32,10 @@ def register(commands: Any) -> None:
         help="results/score/alignscore_choice.json: its words_per_chunk chunks the page for the best_chunk method",
     )
     retrieval.add_argument(
-        "--chunk-policy", default="reference", help="AlignScore's chunk policy (score.alignscore.chunk_policy)"
+        "--chunk-policy",
+        choices=CHUNK_POLICIES,
+        default="reference",
+        help="AlignScore's chunk policy (score.alignscore.chunk_policy)",
     )
     retrieval.add_argument("--out", required=True, help="CSV: one row per (claim, method, k)")
     retrieval.add_argument("--report", required=True, help="JSON: recall@k, hit@k and mean calls per method")
@@ -58,10 +61,12 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from factlab.io import write_text
+    from factlab.models.engine import engine_settings
     from factlab.models.loading import load_pair_scorer
     from factlab.runtime import set_threads
     from factlab.score.scale import EngineScores, whole_premise, window_premises
     from factlab.score.scale_retrieval import ChunkSettings, evaluate_retrieval, read_claims
+    from factlab.score.tuning import read_choice
 
     settings = scale_settings(args.settings)
     set_threads(args.threads)
@@ -76,7 +81,7 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     score = EngineScores(scorer, engine, description="scale retrieval pairs")
     chunking = None
     if args.alignscore_choice:
-        choice = json.loads(Path(args.alignscore_choice).read_text())
+        choice = read_choice(args.alignscore_choice, args.chunk_policy)
         chunking = ChunkSettings(int(choice["words_per_chunk"]), args.chunk_policy)
     table, summary = evaluate_retrieval(claims, score, settings.retrieval, premises, chunking)
     write_text(table.to_csv(index=False), args.out)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from factlab.commands import positive_int, write_report
 from factlab.io import write_parquet
+from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.runtime import set_threads
 from factlab.score.commands import add_model_arguments
 
@@ -36,7 +37,7 @@ def register(commands: Any) -> None:
     add_model_arguments(throughput)
     throughput.add_argument("--pairs-per-benchmark", type=positive_int, required=True)
     throughput.add_argument("--choice", required=True, help="results/score/alignscore_choice.json: the chunk size scored")
-    throughput.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    throughput.add_argument("--chunk-policy", choices=CHUNK_POLICIES, required=True)
     throughput.add_argument("--threads", type=positive_int, required=True)
     throughput.add_argument(
         "--max-length", type=positive_int, default=None, help="word pieces per pair (default: the model's); every cut is counted"
@@ -102,10 +103,9 @@ def run_throughput(args: argparse.Namespace) -> None:
     import numpy as np
     import torch
 
-    from factlab.models.engine import reference_scores, score_pairs
+    from factlab.models.engine import engine_settings, reference_scores, score_pairs
     from factlab.models.loading import load_pair_scorer
     from factlab.score.alignscore_commands import tuned_settings
-    from factlab.score.commands import engine_settings
 
     set_threads(args.threads)
     scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)

@@ -7,7 +7,8 @@ the cell with the highest ROC AUC, macro-averaged over the benchmarks, is the ch
 larger chunk (fewer pairs to score). A model without the aligner's binary head (a hub classifier, a released
 checkpoint) is tuned on its one reading, `three_way`. The table of
 every cell and the choice are written to `results/score/` so that the choice is rebuildable and
-visible beside what it was chosen from.
+visible beside what it was chosen from. The choice records the chunk policy it was tuned with; its readers
+(`read_choice`: AlignScore and QASemConsistency scoring, SCALE's best chunk, the checker) refuse another.
 
 One model call serves every aggregation of a chunk size (the aggregations re-read the same
 per-sentence supports), and the pair cache serves pairs that two chunk sizes share (a source shorter
@@ -18,9 +19,11 @@ than both chunk sizes is one chunk in each); the heads are read from one forward
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -112,6 +115,22 @@ def sweep(
                     }
                 )
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+
+
+def read_choice(choice_path: str, chunk_policy: str) -> dict[str, Any]:
+    """The tuning's choice (`choose`, written with its chunk policy by `factlab score alignscore-tune`) for a reader
+    that cuts chunks by `chunk_policy`. The chunk size was chosen for the chunks of the policy the choice records,
+    so a reader configured with another policy is refused."""
+    choice = json.loads(Path(choice_path).read_text())
+    if "chunk_policy" not in choice:
+        raise FactlabError(f"{choice_path}: no field 'chunk_policy' (written by factlab score alignscore-tune)")
+    tuned_policy = choice["chunk_policy"]
+    if tuned_policy != chunk_policy:
+        raise ConfigError(
+            f"{choice_path} was tuned with chunk policy {tuned_policy!r}, but the configured chunk policy "
+            f"(score.alignscore.chunk_policy) is {chunk_policy!r}: tune again with it"
+        )
+    return choice
 
 
 def choose(table: pd.DataFrame) -> dict[str, Any]:

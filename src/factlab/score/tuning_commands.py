@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import max_examples, positive_int, settings_from_json, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
+from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.runtime import set_threads
-from factlab.score.commands import add_model_arguments, engine_settings
+from factlab.score.commands import add_model_arguments
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +29,7 @@ def register(commands: Any) -> None:
     tune.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
     add_model_arguments(tune)
     tune.add_argument("--settings", required=True, help="JSON of score.alignscore.tuning (without benchmarks)")
-    tune.add_argument("--chunk-policy", choices=("reference", "even"), required=True)
+    tune.add_argument("--chunk-policy", choices=CHUNK_POLICIES, required=True)
     tune.add_argument("--threads", type=positive_int, required=True)
     tune.add_argument("--out-table", required=True)
     tune.add_argument("--out-choice", required=True)
@@ -38,6 +39,7 @@ def register(commands: Any) -> None:
 def run_tuning(args: argparse.Namespace) -> None:
     import pandas as pd
 
+    from factlab.models.engine import engine_settings
     from factlab.models.loading import load_pair_scorer
     from factlab.preprocess.benchmark import select_examples
     from factlab.score.tuning import TuningSettings, choose, sweep
