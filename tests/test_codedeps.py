@@ -25,6 +25,7 @@ FRANK = "src/factlab/metaeval/analyses/published/frank.py"
 COMMANDS = [
     ("download", None),
     ("data", None),
+    ("benchmarks", "export"),
     *[("train", command) for command in TRAIN_COMMANDS],
     *[("preprocess", command) for command in PREPROCESS_COMMANDS],
     *[("score", command) for command in SCORE_COMMANDS],
@@ -87,6 +88,7 @@ def test_no_upward_imports() -> None:
         *[("train", c) for c in TRAIN_COMMANDS],
         ("download", None),
         ("data", None),
+        ("benchmarks", "export"),
         *[("preprocess", c) for c in PREPROCESS_COMMANDS],
         *[("score", c) for c in SCORE_COMMANDS],
     ]:
@@ -109,6 +111,7 @@ def test_closure_includes_parent_packages_and_rejects_unknown_commands() -> None
     assert list(STAGES) == [
         "download",
         "data",
+        "benchmarks",
         "preprocess",
         "train",
         "score",

@@ -14,6 +14,7 @@ from factlab.errors import FactlabError
 STAGES = {
     "download": ("factlab.download.cli", "fetch and verify one manifest dataset"),
     "data": ("factlab.data.cli", "canonical benchmarks and their statistics"),
+    "benchmarks": ("factlab.data.benchmarks_cli", "export the built benchmarks for a metric run outside factlab"),
     "preprocess": ("factlab.preprocess.cli", "sentences, chunks, triples and QAs per benchmark"),
     "train": ("factlab.train.cli", "train factlab's models (QASem parser, alignment model)"),
     "score": ("factlab.score.cli", "score benchmark outputs against their sources"),
