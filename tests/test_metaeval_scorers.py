@@ -13,7 +13,8 @@ from simple_scores import word_share
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from factlab.errors import FactlabError
-from factlab.metaeval.analyses.detection import detection_row, labelled_scores, validation_threshold
+from factlab.metaeval.analyses.detection import detection_row, validation_threshold
+from factlab.metaeval.analyses.score_tables import labelled_scores
 
 SCORES = [0.9, 0.8, 0.35, 0.6, 0.2, 0.55, 0.1, 0.7]
 LABELS = [1, 1, 1, 0, 0, 1, 0, 0]

@@ -3,7 +3,8 @@ dataclasses or DataFrames.
 
 The statistics: `correlations` (Pearson/Spearman/Kendall), `partial` (partial correlation, variants "frank" and
 "ranked"), `williams` (Williams test, "two_sided" / "frank_one_sided"), `bootstrap` (document-level bootstrap CIs),
-`paired` (paired bootstrap of an AUC difference), `detection` (ROC AUC, balanced accuracy, macro-F1 under named
+`paired` (paired bootstrap of an AUC difference), `leaderboard` (every scorer against a benchmark's best built-in
+scorer, Holm-adjusted), `detection` (ROC AUC, balanced accuracy, macro-F1 under named
 threshold policies), `calibration` (ECE and reliability diagrams), `agreement` (Fleiss' κ, Krippendorff's α,
 majority share), `inputs` (validation and explicit NaN dropping), `errors` (`StatisticsError`, raised where a
 statistic is undefined), `variants` (the variants' and threshold policies' names, importing nothing: the commands'
@@ -48,6 +49,7 @@ LAZY_EXPORTS = {
     "expected_calibration_error": "calibration",
     "fixed05": "detection",
     "fleiss_kappa": "agreement",
+    "holm_adjust": "leaderboard",
     "kendall": "correlations",
     "krippendorff_alpha_nominal": "agreement",
     "macro_f1": "detection",

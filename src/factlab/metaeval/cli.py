@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "annotator-agreement": "factlab.metaeval.analyses.published.agreement",
     "qasem-parser": "factlab.metaeval.analyses.qasem_parser",
     "detection": "factlab.metaeval.analyses.detection",
+    "leaderboard": "factlab.metaeval.analyses.leaderboard",
     "frank-scorers": "factlab.metaeval.analyses.frank_scorers",
     "summeval-scorers": "factlab.metaeval.analyses.summeval_scorers",
     "localisation": "factlab.metaeval.analyses.localisation",

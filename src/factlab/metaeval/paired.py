@@ -10,12 +10,17 @@ examples; the document bootstrap does not, which is why it is the one used here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from factlab.metaeval.bootstrap import bootstrap_distribution, percentile_interval
 from factlab.metaeval.detection import roc_auc
+from factlab.metaeval.errors import StatisticsError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -59,4 +64,33 @@ def paired_auc_difference(
         p_value=float(min(1.0, 2.0 * tail)),
         n=len(labels),
         n_resamples=n_resamples,
+    )
+
+
+def paired_auc_on_shared_examples(
+    scored: pd.DataFrame,
+    reference: pd.DataFrame,
+    *,
+    n_resamples: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> PairedDifference:
+    """AUC(scored) − AUC(reference) on the examples both scored, resampling their documents.
+
+    Both frames hold one scorer's labelled scores of one benchmark (`example_id`, `score`, `label`, `doc_id`; a
+    missing score is an unscored example). A scorer of a sample is thus compared on its sample only. Raises
+    StatisticsError where the shared examples hold one label only."""
+    shared = scored.dropna(subset=["score"]).merge(
+        reference[["example_id", "score"]].dropna(), on="example_id", suffixes=("", "_reference")
+    )
+    if shared["label"].nunique() < 2:
+        raise StatisticsError(f"the {len(shared)} examples both scored hold one label only")
+    return paired_auc_difference(
+        shared["label"].astype(int).to_numpy(),
+        shared["score"].to_numpy(),
+        shared["score_reference"].to_numpy(),
+        groups=shared["doc_id"].astype(str).to_numpy(),
+        n_resamples=n_resamples,
+        confidence=confidence,
+        rng=rng,
     )

@@ -1,6 +1,6 @@
 """The names of the statistics' variants and threshold policies, in a module that imports nothing: the commands offer
 them as choices, and their help must not import numpy, scipy or scikit-learn to list them. The modules that
-implement them (`partial`, `williams`, `detection`, `localisation`) take their names from here."""
+implement them (`partial`, `williams`, `detection`, `localisation`, `paired`) take their names from here."""
 
 from __future__ import annotations
 
@@ -16,3 +16,6 @@ ThresholdPolicy = Literal["fixed05", "val_tuned", "oracle"]
 THRESHOLD_POLICIES: tuple[ThresholdPolicy, ...] = ("fixed05", "val_tuned", "oracle")
 
 LOCALISATION_POLICIES = ("fixed05", "val_tuned", "oracle")
+
+# What `paired.paired_auc_difference` computes, as the tables that report its p-values name it.
+PAIRED_TEST = "paired document bootstrap of the ROC AUC difference (two-sided, percentile)"

@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "mixture-table": "factlab.paper.scorers",
     "true-detection-table": "factlab.paper.scorers",
     "detection-table": "factlab.paper.scorer_tables",
+    "leaderboard-table": "factlab.paper.scorer_tables",
     "frank-scorers-table": "factlab.paper.scorer_tables",
     "summeval-scorers-table": "factlab.paper.scorer_tables",
     "localisation-table": "factlab.paper.scorer_tables",

@@ -1,6 +1,7 @@
 """Tables of factlab's scorers from the metaeval and score outputs (nothing is recomputed here).
 
 - `detection-table`: results/metaeval/detection/auc.csv, every scorer on every scored benchmark;
+- `leaderboard-table`: results/metaeval/leaderboard/leaderboard.csv, every scorer against each benchmark's reference;
 - `frank-scorers-table`: results/metaeval/frank_scorers/{correlations,williams}.csv (FRANK's protocol);
 - `summeval-scorers-table`: results/metaeval/summeval_scorers/{correlations,williams}.csv (the same on SummEval);
 - `localisation-table`: results/metaeval/localisation/{tokens.csv,report.json} (the annotators' agreement) and
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 def register(commands: Any) -> None:
     for name, help_text, sources, run in (
         ("detection-table", "factlab's scorers as detectors on every scored benchmark", ("--auc",), run_table),
+        ("leaderboard-table", "every scorer against each benchmark's best built-in scorer", ("--leaderboard",), run_table),
         ("frank-scorers-table", "factlab's scorers under FRANK's protocol", ("--correlations", "--williams"), run_table),
         (
             "summeval-scorers-table",
@@ -109,6 +111,51 @@ def detection_frame(auc: pd.DataFrame) -> pd.DataFrame:
             "BAcc 0.5": auc["bacc_fixed05"],
             "BAcc val": auc["bacc_val_tuned"],
             "BAcc oracle": auc["bacc_oracle"],
+        }
+    ).sort_values(["benchmark", "AUC"], ascending=[True, False], kind="stable")
+
+
+REFERENCE_MARK = " (reference)"  # the benchmark's built-in scorer that the others are compared with
+
+
+def significance_text(significant: Any) -> str:
+    """yes / no for a Holm-adjusted comparison; empty where none was made (the reference itself)."""
+    import pandas as pd
+
+    if pd.isna(significant):
+        return ""
+    return "yes" if str(significant).lower() == "true" else "no"
+
+
+def leaderboard_frame(leaderboard: pd.DataFrame) -> pd.DataFrame:
+    """One row per (benchmark, scorer), by benchmark then AUC: AUC x 100 with its CI, the difference to the reference
+    x 100 with its CI, the paired test's p-value before and after Holm's adjustment, and whether it is significant;
+    the reference and a scorer of a sample are marked in the scorer column."""
+    import pandas as pd
+
+    scorer = leaderboard["scorer"].astype(str)
+    marks = [
+        (SAMPLE_MARK if sampled else "") + (REFERENCE_MARK if name == reference else "")
+        for name, sampled, reference in zip(scorer, leaderboard["sampled"].astype(bool), leaderboard["reference"], strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "benchmark": leaderboard["benchmark"],
+            "scorer": scorer + marks,
+            "kind": leaderboard["kind"],
+            "n": leaderboard["n"].astype("Int64"),
+            "AUC": 100 * leaderboard["roc_auc"],
+            "95% CI": [
+                interval(lo, hi, 100) for lo, hi in zip(leaderboard["roc_auc_low"], leaderboard["roc_auc_high"], strict=True)
+            ],
+            "vs reference": 100 * leaderboard["difference"],
+            "vs reference 95% CI": [
+                interval(lo, hi, 100)
+                for lo, hi in zip(leaderboard["difference_low"], leaderboard["difference_high"], strict=True)
+            ],
+            "p": [p_value_text(p) for p in leaderboard["p_value"]],
+            "p Holm": [p_value_text(p) for p in leaderboard["p_holm"]],
+            "significant": [significance_text(value) for value in leaderboard["significant"]],
         }
     ).sort_values(["benchmark", "AUC"], ascending=[True, False], kind="stable")
 
@@ -408,6 +455,8 @@ def run_table(args: argparse.Namespace) -> None:
 
     if args.table == "detection-table":
         frame, caption, label = detection_frame(pd.read_csv(args.auc)), captions.DETECTION, "tab:detection"
+    elif args.table == "leaderboard-table":
+        frame, caption, label = leaderboard_frame(pd.read_csv(args.leaderboard)), captions.LEADERBOARD, "tab:leaderboard"
     elif args.table == "frank-scorers-table":
         frame = correlations_frame(pd.read_csv(args.correlations), pd.read_csv(args.williams))
         caption, label = captions.FRANK_SCORERS, "tab:frank-scorers"

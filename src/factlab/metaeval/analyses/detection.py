@@ -34,8 +34,10 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
+from factlab.metaeval.analyses.score_tables import read_score_tables
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
 from factlab.metaeval.errors import StatisticsError
+from factlab.metaeval.variants import PAIRED_TEST
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,17 +94,6 @@ def register(commands: Any) -> None:
     detection.add_argument("--report", required=True, help="JSON: thresholds and what was left out")
     detection.add_argument("--out-metrics", required=True, help="metrics.json: the headline numbers per scorer (dvc metrics)")
     detection.set_defaults(func=run_detection)
-
-
-def labelled_scores(data: pd.DataFrame, scores: pd.DataFrame, groups: Sequence[str] = ()) -> pd.DataFrame:
-    """Scores joined to labels, documents and the `groups` columns; every scored example must be in the benchmark."""
-    joined = scores[["example_id", "score"]].merge(
-        data[["example_id", "doc_id", "source", "label", *groups]], on="example_id", how="left", validate="one_to_one"
-    )
-    if joined["doc_id"].isna().any():
-        missing = joined.loc[joined["doc_id"].isna(), "example_id"].iloc[0]
-        raise FactlabError(f"scored example {missing!r} is not in the benchmark")
-    return joined[joined["label"].notna()]
 
 
 def group_arguments(values: list[str], data: Mapping[str, pd.DataFrame], paths: Mapping[str, str]) -> dict[str, list[str]]:
@@ -322,19 +313,7 @@ def run_detection(args: argparse.Namespace) -> None:
     data_paths = {Path(path).stem: path for path in args.data}
     data = {name: pd.read_parquet(path) for name, path in data_paths.items()}
     groups = group_arguments(args.groups, data, data_paths)
-    by_scorer: dict[str, dict[str, pd.DataFrame]] = {}
-    sampled: set[tuple[str, str]] = set()  # (scorer, benchmark) scored on a seeded sample
-    for path, on_sample in [*((path, False) for path in args.scores), *((path, True) for path in args.sampled_scores)]:
-        scorer, benchmark = Path(path).stem, Path(path).parent.name
-        if benchmark not in data:
-            raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
-        if benchmark in by_scorer.get(scorer, {}):
-            raise FactlabError(f"{path}: {scorer} on {benchmark} is given twice (--scores and --sampled-scores)")
-        by_scorer.setdefault(scorer, {})[benchmark] = labelled_scores(
-            data[benchmark], pd.read_parquet(path), groups.get(benchmark, ())
-        )
-        if on_sample:
-            sampled.add((scorer, benchmark))
+    by_scorer, sampled = read_score_tables(args.scores, args.sampled_scores, data, groups)
     rows, report = [], {"validation": sorted(args.validation), "thresholds": {}, "paired_test": PAIRED_TEST}
     report["thresholds_tuned_on_sample"] = {}  # scorer -> its validation benchmarks scored on a seeded sample
     report["groups"] = groups
@@ -447,9 +426,6 @@ def reliability_rows(
     ]
 
 
-PAIRED_TEST = "paired document bootstrap of the ROC AUC difference (two-sided, percentile)"
-
-
 def best_candidates(rows: pd.DataFrame) -> pd.DataFrame:
     """The rows a best scorer is chosen from: those of scorers of the whole benchmark (`sampled` false), or every row
     where all scored a seeded sample. Shared by detection's paired test and QA detection's headline."""
@@ -470,7 +446,7 @@ def compare_with_best(
     sample is noisier, and the others would be compared on its sample only."""
     import numpy as np
 
-    from factlab.metaeval.paired import paired_auc_difference
+    from factlab.metaeval.paired import paired_auc_on_shared_examples
 
     table = table.copy()
     table["best_scorer"] = table["best_scorer"].astype(object)
@@ -480,20 +456,12 @@ def compare_with_best(
             continue
         candidates = best_candidates(ranked)
         best = str(candidates.loc[candidates["roc_auc"].idxmax(), "scorer"])
-        best_scores = frames[best][benchmark][["example_id", "score"]].dropna()
         for index, scorer in ranked["scorer"].items():
             table.loc[index, "best_scorer"] = best
-            paired = (
-                frames[scorer][benchmark].dropna(subset=["score"]).merge(best_scores, on="example_id", suffixes=("", "_best"))
-            )
-            if paired["label"].nunique() < 2:
-                continue
             try:
-                difference = paired_auc_difference(
-                    paired["label"].astype(int).to_numpy(),
-                    paired["score"].to_numpy(),
-                    paired["score_best"].to_numpy(),
-                    groups=paired["doc_id"].astype(str).to_numpy(),
+                difference = paired_auc_on_shared_examples(
+                    frames[scorer][benchmark],
+                    frames[best][benchmark],
                     n_resamples=resamples,
                     confidence=confidence,
                     rng=np.random.default_rng(seed),

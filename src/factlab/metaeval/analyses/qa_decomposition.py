@@ -37,7 +37,7 @@ from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.metaeval.analyses.detection import detection_row as response_detection_row
-from factlab.metaeval.analyses.detection import labelled_scores
+from factlab.metaeval.analyses.score_tables import labelled_scores
 from factlab.metaeval.errors import StatisticsError
 
 if TYPE_CHECKING:
