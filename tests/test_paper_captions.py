@@ -47,9 +47,9 @@ def test_to_rst(latex, rst):
 def test_to_rst_of_a_paper_caption():
     assert to_rst(captions.TRUE_DETECTION) == (
         "ROC AUC × 100 of factlab's scorers on the TRUE sets (positive = consistent), with 95% document-bootstrap "
-        "intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released. On BEGIN and Q2, "
-        "whose sources are a few dozen words, AlignScore and SCALE read the same pairs with the same model, so their "
-        "scores coincide."
+        "intervals, beside the metrics whose per-example scores SCALE released (columns published\\_\\*), entered "
+        "as a user's scores are. On BEGIN and Q2, whose sources are a few dozen words, AlignScore and SCALE read the "
+        "same pairs with the same model, so their scores coincide."
     )
     assert to_rst(captions.frank_baselines("ranked")).startswith(
         "Partial correlation of FRANK's baseline metrics with the human Factuality score, controlling for the "

@@ -40,3 +40,12 @@ def save_tiny_checker(folder: Path, settings: CheckerSettings) -> Path:
     save_aligner(network.eval(), load_tokenizer(), folder, {"backbone": "tiny"})
     (folder / CARD_FILE).write_text(json.dumps(settings.as_json()))
     return folder
+
+
+if __name__ == "__main__":
+    # A user's `model:` scorer of family alignscore in CI's DAG run (make smoke-matrix): python tests/tiny_aligner.py DIR
+    import sys
+
+    torch.manual_seed(0)
+    network, tokenizer = new_network(AlignerConfig(encoder_layers=1, max_length=256))
+    save_aligner(network.eval(), tokenizer, sys.argv[1], {"backbone": "tiny"})

@@ -1,6 +1,7 @@
 # Config validation, parameter access, benchmark selection and input functions shared by every stage.
 import json
 import os
+import sys
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -11,6 +12,13 @@ from factlab.data.adapters.custom import check_custom_benchmarks
 from factlab.data.registry import all_specs
 from factlab.download.manifest import load_manifest
 from factlab.errors import ConfigError, FactlabError
+from factlab.data.adapters.scale_published import TRUE_SETS
+from factlab.score.custom_scorers import (
+    CustomScorer,
+    check_custom_scorers,
+    custom_scorers as parse_custom_scorers,
+    python_source,
+)
 
 # One environment for every rule: the pinned project environment (`--sdm conda` users).
 CONDA_ENV = "../../environment.yml"
@@ -300,9 +308,61 @@ def sampled_benchmarks(scorer):
     return param("score.sampled_benchmarks").get(scorer) or []
 
 
+def published_scorers():
+    """score.published: the per-example TRUE scores SCALE released of these metrics (results/data/true_published),
+    entered through a user's `scores` door (rule export_published_scores writes the files), as published_<metric>.
+    """
+    return {
+        f"published_{metric}": CustomScorer(
+            name=f"published_{metric}",
+            door="scores",
+            scores={
+                f"true_{name}": f"results/score/published/{metric}/true_{name}.jsonl"
+                for name in TRUE_SETS.values()
+            },
+        )
+        for metric in param("score.published")
+    }
+
+
+def custom_scorers():
+    """scorers.custom (a researcher's scorers: factlab.score.custom_scorers), read only by the stages that use them
+    (score, metaeval, report, paper), so that adding one reruns nothing before the score stage.
+    """
+    try:
+        return parse_custom_scorers(
+            param("scorers.custom"), param("score.scorers") + list(published_scorers())
+        )
+    except ConfigError as error:
+        stop(str(error))
+
+
+def python_scorer_file(target):
+    """The source file of a `python` scorer's callable, so that its edits rerun the scorer's jobs: a file named as
+    such, or a module's file inside the run's directory (an installed package's version is the user's to pin)."""
+    source = python_source(target)
+    if source is None:
+        return []
+    named = target.partition(":")[0].endswith(".py")
+    return [str(source)] if named or not run_relative(source).startswith("..") else []
+
+
+def scorer_names():
+    """Every scorer of the run: score.scorers, the published ones (score.published), then the user's (scorers.custom)."""
+    return param("score.scorers") + list(published_scorers()) + list(custom_scorers())
+
+
 def scored_by(scorer, benchmarks, sampled=None):
     """Those of `benchmarks` that `scorer` scores, in their order; `sampled`: True only those it scores a sample of,
-    False only those it scores whole, None both."""
+    False only those it scores whole, None both. A user's scorer scores what its entry gives (its score files'
+    benchmarks, or its `benchmarks`), all of it: with `allow_missing`, the examples it leaves unscored make its tables
+    partial, and they are then marked as scored on a subset (sampled)."""
+    if scorer not in param("score.scorers") and (
+        entry := {**published_scorers(), **custom_scorers()}.get(scorer)
+    ):
+        names = entry.scored(benchmarks)
+        partial = entry.allow_missing
+        return [name for name in names if sampled is None or sampled == partial]
     chosen = with_custom(param("score.scorer_benchmarks").get(scorer) or benchmarks)
     on_sample = sampled_benchmarks(scorer)
     names = [
@@ -370,9 +430,9 @@ def sample_arguments(scorer, benchmark):
 
 
 def score_files(benchmarks, scorers=None, sampled=None):
-    """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default:
-    score.scorers); `sampled` as in scored_by."""
-    scorers = param("score.scorers") if scorers is None else scorers
+    """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default: every
+    scorer, factlab's and the user's); `sampled` as in scored_by."""
+    scorers = scorer_names() if scorers is None else scorers
     return [
         f"results/score/{name}/{scorer}.parquet"
         for name in benchmarks

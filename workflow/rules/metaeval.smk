@@ -7,6 +7,7 @@
 #   qasem_parser/          factlab's QASem parser on QA-SRL GS test and QANom test, QASemConsistency coverage
 #   detection/, true/      factlab's scorers as detectors (AUC with CIs, ECE, balanced accuracy) on every scored
 #                          benchmark / on the TRUE sets; thresholds tuned on metaeval.detection.validation_benchmarks
+#   leaderboard/           every scorer (built-in or a user's) against each benchmark's best built-in scorer
 # Each rule's code input is the import closure of the command it runs (common.smk: code()).
 
 METAEVAL_DIR = "results/metaeval"
@@ -308,6 +309,43 @@ for _table, _benchmarks in (
             "> {log} 2>&1"
 
 
+# Every scorer's AUC on every scored benchmark but the validation ones, each against the benchmark's best built-in
+# scorer (paired document bootstrap, Holm-adjusted over the table); a scorer outside score.scorers is a user's.
+LEADERBOARD_BENCHMARKS = [
+    name for name in SCORE_BENCHMARKS if name not in DETECTION_VALIDATION
+]
+LEADERBOARD_SCORES = score_files(LEADERBOARD_BENCHMARKS, SCORERS, sampled=False)
+LEADERBOARD_SAMPLED = score_files(LEADERBOARD_BENCHMARKS, SCORERS, sampled=True)
+LEADERBOARD_RUN = bool(LEADERBOARD_SCORES)
+
+
+rule evaluate_leaderboard:
+    input:
+        scores=LEADERBOARD_SCORES,
+        sampled_scores=LEADERBOARD_SAMPLED,
+        data=[f"results/data/{name}.parquet" for name in LEADERBOARD_BENCHMARKS],
+        code=code("metaeval", "leaderboard"),
+    output:
+        leaderboard=f"{METAEVAL_DIR}/leaderboard/leaderboard.csv",
+        metrics=f"{METAEVAL_DIR}/leaderboard/metrics.json",
+    log:
+        "logs/metaeval/leaderboard.log",
+    conda:
+        CONDA_ENV
+    params:
+        builtin=param("score.scorers"),
+        published=list(published_scorers()),
+        validation=DETECTION_VALIDATION,
+        resamples=param("metaeval.bootstrap_resamples"),
+        confidence=param("metaeval.confidence"),
+        seed=param("metaeval.seed"),
+    shell:
+        "factlab metaeval leaderboard --scores {input.scores} --sampled-scores {input.sampled_scores} "
+        "--data {input.data} --builtin {params.builtin} --published {params.published} --validation {params.validation} "
+        "--resamples {params.resamples} --confidence {params.confidence} --seed {params.seed} "
+        "--out {output.leaderboard} --out-metrics {output.metrics} > {log} 2>&1"
+
+
 # factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
 FRANK_SCORED = "frank" in SCORE_BENCHMARKS
 
@@ -396,9 +434,10 @@ LOCALISATION_GOLD = {
     "xsumfaith": "results/data/xsumfaith_spans.parquet",
     "wice_tokens": "results/data/wice_tokens.parquet",
 }
+# ... and the user's scorers that give per-sentence support or spans (scorers.custom).
 LOCALISATION_SCORERS = [
     name for name in param("metaeval.localisation.scorers") if name in SCORERS
-]
+] + CUSTOM_CHECK.localising
 LOCALISATION_BENCHMARKS = [
     name
     for name in LOCALISATION_GOLD
@@ -591,6 +630,7 @@ rule metaeval:
         rules.evaluate_qasem_parser.output,
         rules.evaluate_detection.output,
         rules.evaluate_true_detection.output,
+        rules.evaluate_leaderboard.output if LEADERBOARD_RUN else [],
         rules.correlate_frank_scorers.output if FRANK_SCORED else [],
         rules.correlate_summeval_scorers.output if SUMMEVAL_SCORED else [],
         rules.evaluate_qa_decomposition.output if QA_DECOMPOSITION_RUN else [],

@@ -255,7 +255,6 @@ rule tabulate_training_mixture:
 rule tabulate_true_detection:
     input:
         auc=rules.evaluate_true_detection.output.auc,
-        published=rules.evaluate_true_published.output.detection,
         code=code("paper", "true-detection-table"),
     output:
         md=report(
@@ -269,7 +268,7 @@ rule tabulate_true_detection:
     conda:
         CONDA_ENV
     shell:
-        "factlab paper true-detection-table --auc {input.auc} --published {input.published} "
+        "factlab paper true-detection-table --auc {input.auc} "
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
@@ -290,6 +289,26 @@ rule tabulate_detection:
         CONDA_ENV
     shell:
         "factlab paper detection-table --auc {input.auc} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
+
+
+rule tabulate_leaderboard:
+    input:
+        leaderboard=rules.evaluate_leaderboard.output.leaderboard,
+        code=code("paper", "leaderboard-table"),
+    output:
+        md=report(
+            "paper/tables/leaderboard.md",
+            caption="../report/leaderboard_table.rst",
+            category="factlab_scorers",
+        ),
+        tex="paper/tables/leaderboard.tex",
+    log:
+        "logs/paper/tabulate_leaderboard.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper leaderboard-table --leaderboard {input.leaderboard} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
 
 
 rule plot_true_reliability:
@@ -561,9 +580,13 @@ rule tabulate_qa_detection:
         "--out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
-# Every (scorer, benchmark) the run scores, and the benchmark file of each of its shards' jobs.
+# Every (scorer, benchmark) the run scores in sharded jobs (an imported score file costs nothing), and the benchmark
+# file of each of its shards' jobs.
 SCORING_JOBS = [
-    (scorer, name) for scorer in SCORERS for name in scored_by(scorer, SCORE_BENCHMARKS)
+    (scorer, name)
+    for scorer in SCORERS
+    if scorer not in IMPORTED
+    for name in scored_by(scorer, SCORE_BENCHMARKS)
 ]
 SCORING_JOB_BENCHMARKS = [
     f"benchmarks/score/{scorer}/{name}.{shard}.tsv"
@@ -679,6 +702,7 @@ PAPER_PARTS = [
     rules.tabulate_training_mixture.output,
     rules.tabulate_true_detection.output,
     rules.tabulate_detection.output,
+    *([rules.tabulate_leaderboard.output] if LEADERBOARD_RUN else []),
     rules.plot_true_reliability.output,
     rules.plot_detection_reliability.output,
     rules.tabulate_retrieval.output,

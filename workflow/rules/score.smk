@@ -8,7 +8,8 @@
 SCORE_DIR = "results/score/{benchmark}"
 SHARD_DIR = f"{SCORE_DIR}/shards"
 SCORE_SHARDS = param("score.shards")
-SCORERS = param("score.scorers")
+# factlab's scorers, then the user's (scorers.custom: results/score/<benchmark>/<name>.parquet like any other's)
+SCORERS = scorer_names()
 SCORE_ON_GPU = param("score.device") == "cuda"
 
 
@@ -714,6 +715,229 @@ rule benchmark_scoring_throughput:
         "--choice {input.choice} --chunk-policy {params.chunk_policy} --token-budget {params.token_budget} "
         "--max-batch-pairs {params.max_batch_pairs} --precision {params.precision} --threads {threads} "
         "--device {params.device} --out {output} > {log} 2>&1"
+
+
+# A researcher's own scorers (scorers.custom, factlab.score.custom_scorers), each checked before any job starts:
+# every bad score file, id, number or Python path at once.
+CUSTOM_SCORERS = custom_scorers()
+try:
+    CUSTOM_CHECK = check_custom_scorers(
+        CUSTOM_SCORERS,
+        SCORE_BENCHMARKS,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        cache=".snakemake/factlab/custom_scorers_checked.json",
+    )
+except FactlabError as error:
+    stop(str(error))
+for _warning in CUSTOM_CHECK.warnings:
+    print(f"warning: {_warning}", file=sys.stderr)
+# A wildcard constraint no name matches, for a door no scorer uses.
+NO_SCORER = "(?!)"
+# Door `scores`: the user's files, and the published scores (score.published) written as a user would bring them.
+IMPORTED = {
+    name: scorer
+    for name, scorer in {**published_scorers(), **CUSTOM_SCORERS}.items()
+    if scorer.door == "scores"
+}
+PYTHON_SCORERS = [n for n, s in CUSTOM_SCORERS.items() if s.door == "python"]
+NLI_SCORERS = [
+    n for n, s in CUSTOM_SCORERS.items() if s.door == "model" and s.family == "nli"
+]
+ALIGNER_SCORERS = [
+    n
+    for n, s in CUSTOM_SCORERS.items()
+    if s.door == "model" and s.family == "alignscore"
+]
+
+
+# Door `scores`: the user's file of one benchmark, checked against its examples, as a score table.
+rule import_scores:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        scores=lambda wildcards: IMPORTED[wildcards.scorer].scores[wildcards.benchmark],
+        code=code("score", "import"),
+    output:
+        scores=f"{SCORE_DIR}/{{scorer}}.parquet",
+        report=f"{SCORE_DIR}/reports/{{scorer}}.json",
+    log:
+        "logs/score/{benchmark}/{scorer}.import.log",
+    wildcard_constraints:
+        scorer="|".join(IMPORTED) or NO_SCORER,
+    conda:
+        CONDA_ENV
+    params:
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        higher=lambda wildcards: str(
+            IMPORTED[wildcards.scorer].higher_is_consistent
+        ).lower(),
+        allow_missing=lambda wildcards: (
+            "--allow-missing" if IMPORTED[wildcards.scorer].allow_missing else ""
+        ),
+    shell:
+        "factlab score import --scorer {wildcards.scorer} --benchmark {wildcards.benchmark} --data {input.data} "
+        "--sentences {input.sentences} --max-examples {params.max_examples} --scores {input.scores:q} "
+        "--higher-is-consistent {params.higher} {params.allow_missing} "
+        "--out {output.scores} --report {output.report} > {log} 2>&1"
+
+
+ruleorder: import_scores > merge_scores
+
+
+# score.published: one metric's released scores of one TRUE set, as the JSONL a user would bring.
+rule export_published_scores:
+    input:
+        table="results/data/true_published.parquet",
+        code=code("score", "published"),
+    output:
+        "results/score/published/{metric}/{benchmark}.jsonl",
+    log:
+        "logs/score/published/{metric}/{benchmark}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab score published --table {input.table} --metric {wildcards.metric} --benchmark {wildcards.benchmark} "
+        "--out {output} > {log} 2>&1"
+
+
+# Door `python`: the user's callable on one shard (merged by merge_scores as every scorer's shards).
+rule score_python:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        function=lambda wildcards: python_scorer_file(
+            CUSTOM_SCORERS[wildcards.scorer].python
+        ),
+        code=code("score", "python"),
+    output:
+        scores=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/{scorer}.{shard}.log",
+    benchmark:
+        "benchmarks/score/{scorer}/{benchmark}.{shard}.tsv"
+    wildcard_constraints:
+        scorer="|".join(PYTHON_SCORERS) or NO_SCORER,
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        mem_mb=param("score.mem_mb"),
+    params:
+        function=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].python,
+        batch_size=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].batch_size,
+        higher=lambda wildcards: str(
+            CUSTOM_SCORERS[wildcards.scorer].higher_is_consistent
+        ).lower(),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        device=param("score.device"),
+    shell:
+        "factlab score python --scorer {wildcards.scorer} --benchmark {wildcards.benchmark} --data {input.data} "
+        "--sentences {input.sentences} --max-examples {params.max_examples} --sample-examples all "
+        "--shard {wildcards.shard} --shards {params.shards} --function {params.function:q} "
+        "--batch-size {params.batch_size} --higher-is-consistent {params.higher} --threads {threads} "
+        "--device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+
+
+# Door `model`, an NLI cross-encoder: read as SummaC-ZS reads NLI (score.summac_zs's settings), with the user's labels.
+rule score_nli_model:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        code=code("score", "summac-zs"),
+    output:
+        scores=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.json"),
+        pairs=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.pairs.parquet"),
+    log:
+        "logs/score/{benchmark}/{scorer}.{shard}.log",
+    benchmark:
+        "benchmarks/score/{scorer}/{benchmark}.{shard}.tsv"
+    wildcard_constraints:
+        scorer="|".join(NLI_SCORERS) or NO_SCORER,
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].model,
+        entailment_label=lambda wildcards: CUSTOM_SCORERS[
+            wildcards.scorer
+        ].entailment_label,
+        contradiction_label=lambda wildcards: CUSTOM_SCORERS[
+            wildcards.scorer
+        ].contradiction_label,
+        settings=json.dumps(
+            {
+                key: value
+                for key, value in param("score.summac_zs").items()
+                if key not in SUMMAC_MODEL_KEYS
+            },
+            sort_keys=True,
+        ),
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score summac-zs --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --sample-examples all "
+        "--shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} "
+        "--contradiction-label {params.contradiction_label:q} --settings {params.settings:q} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} "
+        "--pairs-out {output.pairs} > {log} 2>&1"
+
+
+# Door `model`, an aligner (a released AlignScore checkpoint, a factlab aligner folder): read as AlignScore, with the
+# chunking tuned on validation (tune_alignscore).
+rule score_aligner_model:
+    input:
+        data="results/data/{benchmark}.parquet",
+        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        choice=rules.tune_alignscore.output.choice,
+        code=code("score", "alignscore"),
+    output:
+        scores=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.parquet"),
+        report=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.json"),
+    log:
+        "logs/score/{benchmark}/{scorer}.{shard}.log",
+    benchmark:
+        "benchmarks/score/{scorer}/{benchmark}.{shard}.tsv"
+    wildcard_constraints:
+        scorer="|".join(ALIGNER_SCORERS) or NO_SCORER,
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    resources:
+        gpu=int(param("score.device") == "cuda"),
+        mem_mb=param("score.mem_mb"),
+    params:
+        model=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].model,
+        entailment_label=lambda wildcards: CUSTOM_SCORERS[
+            wildcards.scorer
+        ].entailment_label,
+        max_examples=PREPROCESS_MAX_EXAMPLES,
+        shards=SCORE_SHARDS,
+        chunk_policy=param("score.alignscore.chunk_policy"),
+        token_budget=param("score.engine.token_budget"),
+        max_batch_pairs=param("score.engine.max_batch_pairs"),
+        precision=param("score.engine.precision"),
+        device=param("score.device"),
+    shell:
+        "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
+        "--max-examples {params.max_examples} --sample-examples all "
+        "--shard {wildcards.shard} --shards {params.shards} "
+        "--model {params.model:q} --entailment-label {params.entailment_label:q} "
+        "--choice {input.choice} --chunk-policy {params.chunk_policy} "
+        "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
+        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
 # A custom benchmark's overlap with the training mixture (it is not an input of the mixture's leakage filter).

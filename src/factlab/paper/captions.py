@@ -65,6 +65,17 @@ DETECTION = (
     "scored, and the best is always a scorer of the whole benchmark."
 )
 
+LEADERBOARD = (
+    "Leaderboard: every scorer, built in or a user's, on every scored benchmark but the validation cuts, by AUC within "
+    "each benchmark. ROC AUC $\\times$ 100 (positive = consistent) with a document-bootstrap 95\\% CI; the "
+    "benchmark's reference, marked (reference), is its built-in scorer of the whole benchmark with the highest AUC. "
+    "Every other scorer's AUC minus the reference's ($\\times$ 100) is taken on the examples both scored, with its "
+    "95\\% CI and two-sided p-value from a paired document bootstrap (both AUCs recomputed on each resample of "
+    "source documents). Holm: the p-values of all the table's comparisons adjusted together by Holm's step-down "
+    "method; significant: below 0.05 after that adjustment. A scorer marked (sample) scored a seeded sample of the "
+    "benchmark (score.sample; n is its size) and is never the reference."
+)
+
 FRANK_SCORERS = (
     "FRANK's protocol for factlab's scorers (prefixed factlab:) beside FRANK's released baselines: partial "
     "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
@@ -269,7 +280,8 @@ SCORING_THROUGHPUT = (
 
 TRUE_DETECTION = (
     "ROC AUC $\\times$ 100 of factlab's scorers on the TRUE sets (positive = consistent), with 95\\% "
-    "document-bootstrap intervals, beside SummaC-ZS and SummaC-Conv rebuilt from the outputs SCALE released. "
+    "document-bootstrap intervals, beside the metrics whose per-example scores SCALE released (columns "
+    "published\\_*), entered as a user's scores are. "
     "On BEGIN and Q2, whose sources are a few dozen words, AlignScore and SCALE read the same pairs with the "
     "same model, so their scores coincide."
 )
@@ -379,6 +391,12 @@ REPORT_CAPTIONS: dict[str, str] = {
     "training_mixture_table": _aligner_mixture(f"run of n words (n: {_param('aligner.mixture.leakage_ngram')})"),
     "true_detection_table": TRUE_DETECTION,
     "detection_table": DETECTION,
+    "leaderboard_table": _report(
+        LEADERBOARD,
+        f"Confidence level: {_param('metaeval.confidence')}. Rows with the paired test's name and the adjusted "
+        f"p-values unrounded: {_texttt(f'{_METAEVAL}/leaderboard/leaderboard.csv')}; each scorer's mean AUC over the "
+        f"benchmarks it scored: {_texttt('metrics.json')} beside it.",
+    ),
     "retrieval_table": _retrieval(
         f"groups per step: {_param('score.scale.retrieval.branches')}; "
         f"group premise: {_param('score.scale.retrieval.group_premise')}"

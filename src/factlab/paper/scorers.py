@@ -1,8 +1,8 @@
 """Tables of factlab's own models and scorers: the aligner's training mixture, and TRUE ROC AUC.
 
 `mixture-table` renders results/models/aligner_data/mixture_report.json; `true-detection-table`
-renders results/metaeval/true/auc.csv beside the published scorers rebuilt from SCALE's released
-outputs (results/metaeval/true_published/detection.csv). Nothing is recomputed here.
+renders results/metaeval/true/auc.csv: factlab's scorers, the published ones (SCALE's released scores, entered as a
+user's scores are: published_<metric>) and the user's. Nothing is recomputed here.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ from factlab.paper.tables import write_tables
 if TYPE_CHECKING:
     import pandas as pd
 
-# Published scorers shown beside factlab's on TRUE (names as in true_published/detection.csv).
-PUBLISHED_BESIDE = ("summac_zs", "summac_conv")
-
 
 def register(commands: Any) -> None:
     mixture = commands.add_parser("mixture-table", help="the aligner's training mixture per origin")
@@ -31,7 +28,6 @@ def register(commands: Any) -> None:
 
     true = commands.add_parser("true-detection-table", help="ROC AUC of factlab's scorers on the TRUE sets")
     true.add_argument("--auc", required=True, help="results/metaeval/true/auc.csv")
-    true.add_argument("--published", required=True, help="results/metaeval/true_published/detection.csv")
     true.add_argument("--out-md", required=True)
     true.add_argument("--out-tex", required=True)
     true.set_defaults(func=run_true_table)
@@ -63,7 +59,7 @@ def run_mixture_table(args: argparse.Namespace) -> None:
     )
 
 
-def true_frame(auc: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+def true_frame(auc: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     table = pd.DataFrame({"set": sorted(name.removeprefix("true_") for name in auc["benchmark"].unique())})
@@ -77,14 +73,11 @@ def true_frame(auc: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
                 else ""
             )
         )
-    for metric in PUBLISHED_BESIDE:
-        rows = published[published["metric"] == metric].set_index("dataset")
-        table[f"{metric} AUC (published outputs)"] = table["set"].map(100 * rows["roc_auc"])
     return table
 
 
 def run_true_table(args: argparse.Namespace) -> None:
     import pandas as pd
 
-    frame = true_frame(pd.read_csv(args.auc), pd.read_csv(args.published))
+    frame = true_frame(pd.read_csv(args.auc))
     write_tables(frame, args.out_md, args.out_tex, captions.TRUE_DETECTION, "tab:true-detection")

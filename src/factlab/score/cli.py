@@ -24,6 +24,9 @@ COMMAND_MODULES = {
     "training-overlap": "factlab.score.training_overlap",
     "ensemble-fit": "factlab.score.ensemble_commands",
     "ensemble": "factlab.score.ensemble_commands",
+    "import": "factlab.score.custom_commands",
+    "python": "factlab.score.custom_commands",
+    "published": "factlab.score.custom_commands",
 }
 
 
