@@ -79,8 +79,8 @@ smoke: install tex mirror bytecode
 # rescores no other benchmark (a dry run).
 smoke-check: smoke
 	python tests/smoke_check.py $(SMOKE_DIR)
-	# paper/ holds the leaderboard once a default run has written it (make run; its numbers need every scorer)
-	python tests/paper_headers.py $(SMOKE_DIR)/paper/tables paper/tables --may-lack leaderboard
+	# Pending: tables whose committed copy a default run (make run) regenerates, its numbers needing every scorer.
+	python tests/paper_headers.py $(SMOKE_DIR)/paper/tables paper/tables --pending leaderboard localisation
 	python tests/smoke_custom_plan.py $(SMOKE_DIR) config/smoke_custom.yaml
 	python tests/smoke_scorer_plan.py $(SMOKE_DIR) config/smoke_user_scorer.yaml
 

@@ -72,22 +72,23 @@ def default_names(params: Path) -> dict[str, list[str]]:
 
 
 def compare_tables(
-    written_dir: Path, committed_dir: Path, names: Mapping[str, Iterable[str]], may_lack: Iterable[str] = ()
+    written_dir: Path, committed_dir: Path, names: Mapping[str, Iterable[str]], pending: Iterable[str] = ()
 ) -> dict[str, list[str]]:
-    """Per table the run wrote (`written_dir/*.md`), what is wrong with paper/'s copy (`committed_dir`); paper/ may
-    lack the tables `may_lack` names (a table whose numbers only a default run gives)."""
+    """Per table the run wrote (`written_dir/*.md`), what is wrong with paper/'s copy (`committed_dir`). A table that
+    `pending` names (by stem) is one whose numbers only a default run gives: what is wrong with it is printed, not
+    returned, until that run regenerates paper/."""
     patterns = placeholders(names)
     problems: dict[str, list[str]] = {}
     for written in sorted(written_dir.glob("*.md")):
         committed = committed_dir / written.name
         if not committed.exists():
-            if written.stem in may_lack:
-                print(f"{committed}: not in paper/ yet (a default run writes it)", file=sys.stderr)
-            else:
-                problems[written.name] = ["the run writes this table; paper/ lacks it"]
-            continue
-        found = header_problems(written.read_text(encoding="utf-8"), committed.read_text(encoding="utf-8"), patterns)
-        if found:
+            found = ["the run writes this table; paper/ lacks it"]
+        else:
+            found = header_problems(written.read_text(encoding="utf-8"), committed.read_text(encoding="utf-8"), patterns)
+        if found and written.stem in pending:
+            for problem in found:
+                print(f"{committed}: {problem} (pending: a default run regenerates it)", file=sys.stderr)
+        elif found:
             problems[written.name] = found
     return problems
 
@@ -97,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("written", type=Path, help="the tables a run of this code wrote, e.g. .smoke/paper/tables")
     parser.add_argument("committed", type=Path, help="the committed tables, paper/tables")
     parser.add_argument("--params", type=Path, default=Path("params.yaml"))
-    parser.add_argument("--may-lack", nargs="*", default=[], help="tables paper/ may lack, by stem")
+    parser.add_argument("--pending", nargs="*", default=[], help="tables a default run regenerates, by stem")
     args = parser.parse_args(argv)
-    problems = compare_tables(args.written, args.committed, default_names(args.params), args.may_lack)
+    problems = compare_tables(args.written, args.committed, default_names(args.params), args.pending)
     for name, found in problems.items():
         for problem in found:
             print(f"{args.committed / name}: {problem}", file=sys.stderr)

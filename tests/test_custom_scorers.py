@@ -37,7 +37,7 @@ def test_every_bad_entry_is_named_at_once() -> None:
         "scorers.custom.two_doors: give exactly one of scores, python, model (got python, model)",
         "scorers.custom.no_door: give exactly one of scores, python, model (got none)",
         "scorers.custom.typo.batch: not a key of a `python` scorer",
-        "scorers.custom.bad_family.family: one of nli, got 't5'",
+        "scorers.custom.bad_family.family: one of nli, alignscore, got 't5'",
         "scorers.custom.bad_flag.allow_missing: true or false, got 'yes'",
     ):
         assert expected in message

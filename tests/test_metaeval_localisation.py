@@ -1,6 +1,6 @@
 """Token-level localisation (factlab.metaeval.localisation and `factlab metaeval localisation`), checked against
-projections worked by hand, scikit-learn on hand-built token arrays, a hand-written Fleiss' κ, and the
-counts of the real WiCE and XSumFaith gold tables."""
+projections and character overlaps worked by hand, scikit-learn on hand-built token arrays, a hand-written Fleiss' κ,
+and the counts and characters of the real WiCE and XSumFaith gold tables."""
 
 from __future__ import annotations
 
@@ -15,18 +15,20 @@ from known_counts import WICE_TOKENS
 from sklearn.metrics import f1_score, precision_recall_fscore_support, roc_auc_score
 
 from factlab.data.adapters.wice_tokens import adapt_wice_tokens
+from factlab.data.adapters.xsumfaith import adapt_xsumfaith
 from factlab.data.adapters.xsumfaith_spans import adapt_xsumfaith_spans
 from factlab.errors import DataError, FactlabError
 from factlab.metaeval.analyses.localisation import run_localisation
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (
+    character_prf,
     document_split,
     flag_all_baseline,
     flag_tokens,
+    lexically_novel,
     policy_threshold,
     project_sentence_support,
     project_unit_support,
-    span_prf,
     token_agreement,
     token_prf,
     token_roc_auc,
@@ -131,9 +133,72 @@ def test_token_auc_is_sklearns_auc_of_one_minus_support(arrays):
 
 def test_flag_all_baseline_has_recall_one_and_the_base_rate_as_precision(arrays):
     y, _ = arrays
-    baseline = flag_all_baseline(y)
-    assert baseline.recall == 1.0 and baseline.precision == pytest.approx(y.mean())
-    assert baseline.f1 == pytest.approx(f1_score(y, np.ones_like(y)))
+    lengths = np.random.default_rng(3).integers(1, 12, len(y))
+    baseline = flag_all_baseline(y, lengths)
+    assert baseline.tokens.recall == 1.0 and baseline.tokens.precision == pytest.approx(y.mean())
+    assert baseline.tokens.f1 == pytest.approx(f1_score(y, np.ones_like(y)))
+    assert baseline.characters.recall == 1.0
+    assert baseline.characters.precision == pytest.approx(lengths[y == 1].sum() / lengths.sum())
+
+
+# Character overlap: outputs worked by hand, and scikit-learn with each token weighted by its characters
+
+# "Cats purr loudly." "Dogs fly." "Ice is cold.": the gold marks "loudly" and "fly"; the localiser flags
+# "purr loudly", "Dogs" and "cold".
+HAND_OUTPUTS = [
+    ("Cats purr loudly.", [[0, 4], [5, 9], [10, 16], [16, 17]], [0, 0, 1, 0], [0, 1, 1, 0]),
+    ("Dogs fly.", [[0, 4], [5, 8], [8, 9]], [0, 1, 0], [1, 0, 0]),
+    ("Ice is cold.", [[0, 3], [4, 6], [7, 11], [11, 12]], [0, 0, 0, 0], [0, 0, 1, 0]),
+]
+
+
+def test_character_prf_worked_by_hand():
+    lengths = np.concatenate([[end - start for start, end in offsets] for _, offsets, _, _ in HAND_OUTPUTS])
+    gold = np.concatenate([gold for *_, gold, _ in HAND_OUTPUTS])
+    flagged = np.concatenate([flagged for *_, flagged in HAND_OUTPUTS])
+    # Flagged characters: purr 4 + loudly 6 + Dogs 4 + cold 4 = 18 (the space inside "purr loudly" is no token's);
+    # unsupported: loudly 6 + fly 3 = 9; both: loudly 6.
+    result = character_prf(gold, flagged, lengths)
+    assert (result.n_characters, result.n_flagged, result.n_unsupported, result.overlap) == (33, 18, 9, 6)
+    assert (result.precision, result.recall, result.f1) == pytest.approx((6 / 18, 6 / 9, 2 * 6 / (18 + 9)))
+    # Token level on the same flags: 1 of 4 flagged tokens is unsupported, 1 of 2 unsupported tokens flagged.
+    assert (token_prf(gold, flagged).precision, token_prf(gold, flagged).recall) == pytest.approx((1 / 4, 1 / 2))
+
+
+def test_flag_all_does_not_score_character_f1_one_when_the_gold_is_partial():
+    lengths = np.concatenate([[end - start for start, end in offsets] for _, offsets, _, _ in HAND_OUTPUTS])
+    gold = np.concatenate([gold for *_, gold, _ in HAND_OUTPUTS])
+    # Every token flagged: 33 characters, 9 of them unsupported. Every output holding gold has a flagged run over
+    # it, which an overlap-any span criterion counts as F1 1.
+    baseline = flag_all_baseline(gold, lengths).characters
+    assert (baseline.precision, baseline.recall) == pytest.approx((9 / 33, 1.0))
+    assert baseline.f1 == pytest.approx(2 * 9 / (33 + 9))  # 3/7
+    assert character_prf([1, 1], [1, 1], [3, 5]).f1 == 1.0  # all gold: flagging all is right
+    assert character_prf([0, 1], [0, 0], [3, 5]).f1 == 0.0  # nothing flagged: 0, as token F1
+
+
+def test_character_prf_is_sklearns_prf_weighted_by_characters(arrays):
+    y, support = arrays
+    lengths = np.random.default_rng(11).integers(1, 15, len(y))
+    for threshold in (0.2, 0.5, 0.8):
+        flagged = flag_tokens(support, threshold)
+        expected = precision_recall_fscore_support(y, flagged, average="binary", sample_weight=lengths, zero_division=0)[:3]
+        result = character_prf(y, flagged, lengths)
+        assert (result.precision, result.recall, result.f1) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("lengths", [[1, 0], [1.5, 2.0], [1], [[1, 2]]])
+def test_character_prf_refuses_bad_lengths(lengths):
+    with pytest.raises(StatisticsError):
+        character_prf([0, 1], [1, 1], lengths)
+
+
+def test_lexical_floor_worked_by_hand():
+    source = "The cat sat on the mat in Paris."
+    tokens = ["A", "Cat", "sat", "in", "PARIS", "and", "cats", "U.K.", ",", "."]
+    # Lower-cased: "a", "and" and "cats" (no stemming) are not source words, nor "u"/"k"; punctuation is never flagged.
+    assert lexically_novel(tokens, source).tolist() == [1, 0, 0, 0, 0, 1, 1, 1, 0, 0]
+    assert lexically_novel([], source).tolist() == []
 
 
 def test_tuned_threshold_is_the_best_f1_by_brute_force(arrays):
@@ -194,18 +259,9 @@ def fleiss_by_hand(ratings: np.ndarray) -> float:
     return float((p_item.mean() - chance) / (1 - chance))
 
 
-def test_span_prf_worked_by_hand():
-    # two outputs (a, b); gold runs: a[1:3], b[0:1], b[3:4]; predicted runs: a[0:1], a[2:3], b[1:4] (a run stops
-    # at the output's end even where the next output starts flagged)
-    groups = ["a", "a", "a", "b", "b", "b", "b"]
-    gold = [0, 1, 1, 1, 0, 0, 1]
-    flagged = [1, 0, 1, 0, 1, 1, 1]
-    prf = span_prf(gold, flagged, groups)
-    assert (prf.n_gold_spans, prf.n_predicted_spans) == (3, 3)
-    assert (prf.predicted_matched, prf.gold_matched) == (2, 2)  # a[2:3] meets a[1:3]; b[1:4] meets b[3:4]
-    assert (prf.precision, prf.recall, prf.f1) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+def test_token_runs_stop_at_each_output():
     assert token_runs(np.array([1, 1, 1]), np.array(["a", "b", "b"])) == [(0, 1), (1, 3)]
-    assert span_prf([0, 0], [0, 0], ["a", "a"]).f1 == 0.0
+    assert token_runs(np.array([0, 1, 1, 0, 1]), np.zeros(5)) == [(1, 3), (4, 5)]
 
 
 def test_token_agreement_hand_built():
@@ -333,28 +389,63 @@ def test_command_on_a_hand_built_table(tmp_path):
         assert row["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
         assert (row["n_examples"], row["n_unscored_examples"], row["n_tokens"], row["n_unsupported"]) == (2, 1, 10, 2)
     assert table.loc["fixed05", ["precision", "recall"]].tolist() == pytest.approx([0.25, 0.5])
-    # spans at 0.5: t2's four tokens form one predicted span, which meets its gold span "hot"; t1's "fly" is missed
-    assert table.loc["fixed05", ["span_precision", "span_recall", "span_f1"]].tolist() == pytest.approx([1.0, 0.5, 2 / 3])
-    # flagging everything: one span per output, each meeting its gold span
-    assert table.loc["flag_all", ["n_predicted_spans", "n_gold_spans", "span_f1"]].tolist() == pytest.approx([2, 2, 1.0])
+    # Characters: t1 "Fish swim. Fish fly." 4+4+1+4+3+1 = 17, t2 "Snow is hot." 4+2+3+1 = 10; unsupported: "fly" 3,
+    # "hot" 3. At 0.5 all of t2 is flagged (10 characters, "hot" among them).
+    assert (table.loc["fixed05", ["n_characters", "n_unsupported_characters", "n_flagged_characters"]] == [27, 6, 10]).all()
+    char_columns = ["char_precision", "char_recall", "char_f1"]
+    assert table.loc["fixed05", char_columns].tolist() == pytest.approx([3 / 10, 3 / 6, 2 * 3 / 16], abs=1e-6)
+    # Below 0.9 (and 0.95): t1's "Fish fly." (8 characters) and all of t2: 18 flagged, both golds found.
+    assert table.loc["val_tuned", char_columns].tolist() == pytest.approx([6 / 18, 1.0, 2 * 6 / 24], abs=1e-6)
     baseline = table.loc["flag_all"]
     assert (baseline["recall"], baseline["precision"], baseline["base_rate"]) == pytest.approx((1.0, 0.2, 0.2))
+    assert baseline[char_columns].tolist() == pytest.approx([6 / 27, 1.0, 2 * 6 / 33], abs=1e-6)  # F1 4/11, not 1
     assert pd.isna(baseline["threshold"]) and pd.isna(baseline["roc_auc"])
+    assert baseline["f1_ci_low"] <= baseline["f1"] <= baseline["f1_ci_high"]
+    assert baseline["char_f1_ci_low"] <= baseline["char_f1"] <= baseline["char_f1_ci_high"]
+    assert "lexical_floor" not in table.index  # no sources, no lexical floor
     entry = report["datasets"]["gold_tokens"]
     assert entry["split"] == {"kind": "upstream", "validation": "dev", "evaluated": "test"}
     assert entry["scorers"]["alignscore"]["thresholds"] == pytest.approx(expected_thresholds)
     assert entry["scorers"]["alignscore"]["unscored"] == 1 and entry["agreement"] is None
     # metrics.json: the same numbers per scorer and dataset, against scikit-learn.
     metrics = json.loads((tmp_path / "metrics.json").read_text())["alignscore"]["gold_tokens"]
-    assert set(metrics) == {"roc_auc"} | {f"{kind}_{policy}" for kind in ("f1", "span_f1") for policy in expected_thresholds} | {
-        "f1_flag_all",
-        "span_f1_flag_all",
-    }
+    names = [*expected_thresholds, "flag_all"]
+    assert set(metrics) == {"roc_auc"} | {f"{kind}_{name}" for kind in ("f1", "char_f1") for name in names}
     assert metrics["roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-4)
     for policy, threshold in expected_thresholds.items():
         f1 = precision_recall_fscore_support(y, (support < threshold).astype(int), average="binary")[2]
         assert metrics[f"f1_{policy}"] == pytest.approx(f1, abs=1e-4)
     assert metrics["f1_flag_all"] == pytest.approx(2 * 0.2 / 1.2, abs=1e-4)  # precision 0.2, recall 1
+    assert metrics["char_f1_flag_all"] == pytest.approx(4 / 11, abs=1e-4)
+
+
+def test_command_reads_the_lexical_floor_beside_each_scorer(tmp_path):
+    """With the outputs' sources, each scorer's rows end with the lexical floor on the scorer's own tokens."""
+    gold, scores = write_inputs(tmp_path, HAND_GOLD, HAND_SCORES)
+    sources = tmp_path / "sources.parquet"
+    pd.DataFrame(
+        {
+            "example_id": ["d1", "d2", "t1", "t2"],  # t3 is not scored and needs none
+            "source": ["Cats purr. Dogs bark.", "Birds sing.", "Fishes swim in a river.", "Snow is cold."],
+        }
+    ).to_parquet(sources)
+    table, _ = run(tmp_path, gold, [scores], sources=str(sources))
+    assert list(table.index) == ["fixed05", "val_tuned", "oracle", "flag_all", "lexical_floor"]
+    floor = table.loc["lexical_floor"]
+    # Evaluated tokens t1 "Fish swim . Fish fly .", t2 "Snow is hot .": "Fish" (the source has "Fishes"), "fly"
+    # and "hot" are not source words.
+    y = np.array([0, 0, 0, 0, 1, 0, 0, 0, 1, 0])
+    flags = np.array([1, 0, 0, 1, 1, 0, 0, 0, 1, 0])
+    lengths = np.array([4, 4, 1, 4, 3, 1, 4, 2, 3, 1])
+    precision, recall, f1, _ = precision_recall_fscore_support(y, flags, average="binary")
+    assert (floor["precision"], floor["recall"], floor["f1"]) == pytest.approx((precision, recall, f1), abs=1e-6)
+    # Characters: flagged 4 + 4 + 3 + 3 = 14, unsupported 6, all of them flagged.
+    assert floor[["char_precision", "char_recall", "char_f1"]].tolist() == pytest.approx([6 / 14, 1.0, 12 / 20], abs=1e-6)
+    assert int((lengths * flags).sum()) == floor["n_flagged_characters"] == 14
+    assert floor["roc_auc"] == pytest.approx(roc_auc_score(y, flags), abs=1e-6) and pd.isna(floor["threshold"])
+    metrics = json.loads((tmp_path / "metrics.json").read_text())["alignscore"]["gold_tokens"]
+    assert metrics["char_f1_lexical_floor"] == pytest.approx(0.6, abs=1e-4)
+    assert metrics["roc_auc"] == pytest.approx(table.loc["fixed05", "roc_auc"], abs=1e-4)  # the scorer's, not the floor's
 
 
 def test_command_localises_a_qa_scorer_by_its_units(tmp_path):
@@ -444,6 +535,18 @@ def test_gold_token_not_at_its_offsets(tmp_path):
     assert (error.value.file, error.value.record, error.value.field) == (gold, "t1", "token_offsets")
 
 
+def test_gold_tokens_that_overlap_are_refused(tmp_path):
+    # "Snow is hot." as tokens "is" [5, 7) and "s ho" [6, 10): each is the output's text at its offsets, but the
+    # character metric would count the "s" at 6 twice.
+    rows = [dict(r) for r in HAND_GOLD]
+    rows[3] = {**rows[3], "tokens": json.dumps(["Snow", "is", "s ho", "."])}
+    rows[3]["token_offsets"] = json.dumps([[0, 4], [5, 7], [6, 10], [11, 12]])
+    gold, scores = write_inputs(tmp_path, rows, HAND_SCORES)
+    with pytest.raises(DataError, match="overlaps") as error:
+        run(tmp_path, gold, [scores])
+    assert (error.value.file, error.value.record, error.value.field) == (gold, "t2", "token_offsets")
+
+
 def test_gold_labels_not_json(tmp_path):
     rows = [dict(r) for r in HAND_GOLD]
     rows[1]["token_labels"] = "[0, 0,"
@@ -504,6 +607,44 @@ def test_real_wice_gold_through_the_command(wice_gold, tmp_path):
     assert table.loc["fixed05", "roc_auc"] == pytest.approx(roc_auc_score(y, 1 - support), abs=1e-6)
     assert table.loc["fixed05", "f1"] == pytest.approx(f1_score(y, (support < 0.5).astype(int)), abs=1e-6)
     assert report["datasets"]["wice_tokens"]["examples"] == WICE_TOKENS["dev"]["rows"] + test["rows"]
+
+
+def test_real_xsumfaith_rows_through_the_command(raw, tmp_path):
+    """A few real XSumFaith outputs with their real sources: the character columns and both floors are there, and
+    flag-all finds every unsupported character at the precision of their share, counted here from the tokens."""
+    spans = adapt_xsumfaith_spans(raw).frame
+    data = adapt_xsumfaith(raw).frame
+    with_source = spans[spans["example_id"].isin(data["example_id"])]
+    documents = sorted(with_source["doc_id"].unique())[:8]
+    gold_rows = with_source[with_source["doc_id"].isin(documents)]
+    gold = tmp_path / "xsumfaith_spans.parquet"
+    gold_rows.to_parquet(gold)
+    sources = tmp_path / "xsumfaith.parquet"
+    data[data["example_id"].isin(gold_rows["example_id"])][["example_id", "source"]].to_parquet(sources)
+    share = gold_rows["token_labels"].map(lambda labels: float(np.mean(json.loads(labels))))
+    scored = [
+        (eid, [{"sentence_index": 0, "sentence": out, "start": 0, "end": len(out), "support": s}])
+        for eid, out, s in zip(gold_rows["example_id"], gold_rows["output"], share, strict=True)
+    ]
+    scores = write_scores(tmp_path, scored, "xsumfaith", "share")
+    table, _ = run(tmp_path, str(gold), [scores], benchmark="xsumfaith", policies=["fixed05"], sources=str(sources))
+    assert list(table.index) == ["fixed05", "flag_all", "lexical_floor"]
+    for column in ("n_characters", "n_unsupported_characters", "char_precision", "char_recall", "char_f1", "char_f1_ci_low"):
+        assert table[column].notna().all(), column
+    evaluated = gold_rows[~gold_rows["doc_id"].isin(document_split(documents, 0.5, 2022))]
+    characters = unsupported = 0
+    for tokens, labels in zip(evaluated["tokens"], evaluated["token_labels"], strict=True):
+        for token, label in zip(json.loads(tokens), json.loads(labels), strict=True):
+            characters += len(token)
+            unsupported += len(token) * (1 - label)
+    assert 0 < unsupported < characters
+    flag_all = table.loc["flag_all"]
+    assert (flag_all["n_characters"], flag_all["n_unsupported_characters"]) == (characters, unsupported)
+    assert flag_all["char_recall"] == 1.0
+    assert flag_all["char_precision"] == pytest.approx(unsupported / characters, abs=1e-6)
+    assert flag_all["char_f1"] < 1.0
+    floor = table.loc["lexical_floor"]
+    assert 0 < floor["n_flagged_characters"] < characters and 0 <= floor["char_f1"] <= 1
 
 
 def test_real_xsumfaith_token_agreement(raw):

@@ -43,24 +43,26 @@ def test_auc_interval_in_points_and_missing_bounds() -> None:
     assert interval(float("nan"), 0.8, 100) == ""
 
 
-# A row of results/metaeval/localisation/tokens.csv from a default run.
+# A row of results/metaeval/localisation/tokens.csv from a smoke run.
 TOKENS = {
-    "dataset": "wice_tokens", "scorer": "alignscore", "policy": "fixed05", "threshold": 0.5, "n_examples": 105,
-    "n_unscored_examples": 0, "n_tokens": 1514, "n_unsupported": 407, "base_rate": 0.268824, "n_flagged": 1075,
-    "precision": 0.256744, "recall": 0.678133, "f1": 0.37247, "f1_ci_low": 0.328277, "f1_ci_high": 0.41367,
-    "n_gold_spans": 131, "n_predicted_spans": 160, "span_precision": 0.51875, "span_recall": 0.847328,
-    "span_f1": 0.643519, "roc_auc": 0.508336, "roc_auc_ci_low": 0.468416, "roc_auc_ci_high": 0.548524,
+    "dataset": "xsumfaith_spans", "scorer": "alignscore_localiser", "policy": "fixed05", "threshold": 0.5,
+    "n_examples": 9, "n_unscored_examples": 1741, "n_tokens": 166, "n_unsupported": 95, "base_rate": 0.572289,
+    "n_flagged": 92, "precision": 0.73913, "recall": 0.715789, "f1": 0.727273, "f1_ci_low": 0.307692,
+    "f1_ci_high": 0.771084, "n_characters": 672, "n_unsupported_characters": 411, "n_flagged_characters": 399,
+    "char_precision": 0.781955, "char_recall": 0.759124, "char_f1": 0.77037, "char_f1_ci_low": 0.097561,
+    "char_f1_ci_high": 0.843137, "roc_auc": 0.738769, "roc_auc_ci_low": 0.708901, "roc_auc_ci_high": 0.835223,
     "n_tokens_outside_units": 0,
 }  # fmt: skip
 
 
 def test_localisation_intervals_on_the_scale_of_their_estimates() -> None:
-    # The token AUC is shown on 0-1 (0.508), so its CI must be too: it once read "[46.8, 54.9]" beside it.
+    # The token AUC is shown on 0-1 (0.739), so its CI must be too, not in points ("[70.9, 83.5]").
     row = localisation_frame(pd.DataFrame([TOKENS])).iloc[0]
-    assert round(row["token AUC"], 3) == 0.508
-    assert row["AUC 95% CI"] == "[0.468, 0.549]"
-    assert row["F1 95% CI"] == "[0.328, 0.414]"
-    assert row["span F1"] == pytest.approx(0.643519)
+    assert round(row["token AUC"], 3) == 0.739
+    assert row["AUC 95% CI"] == "[0.709, 0.835]"
+    assert row["F1 95% CI"] == "[0.308, 0.771]"
+    assert (row["char precision"], row["char recall"], row["char F1"]) == pytest.approx((0.781955, 0.759124, 0.77037))
+    assert row["char F1 95% CI"] == "[0.098, 0.843]"
 
 
 def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:
@@ -93,7 +95,8 @@ def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:
         ]
     }
     table = localisation_frame(pd.DataFrame([TOKENS]), report, retrieval)
-    assert list(table["scorer"]) == ["alignscore", "annotators", "scale binary_search", "scale brute_force", "best_chunk"]
+    methods = ["scale binary_search", "scale brute_force", "best_chunk"]
+    assert list(table["scorer"]) == ["alignscore_localiser", "annotators", *methods]
     assert table.iloc[4]["gold"] == "wice_claims evidence (dev)"
     annotators = table.iloc[1]
     assert (annotators["gold"], annotators["n"], annotators["F1"]) == ("xsumfaith_spans", 33000, 0.5123)
@@ -106,7 +109,7 @@ def test_localisation_table_adds_the_annotators_and_the_evidence_rows() -> None:
         328,
         0.586,
     )
-    assert table["n"].dtype == "Int64" and table.iloc[0]["n"] == 1514
+    assert table["n"].dtype == "Int64" and table.iloc[0]["n"] == 166
     assert len(localisation_frame(pd.DataFrame([TOKENS]), {"datasets": {}}, {"summary": []})) == 1
 
 

@@ -339,7 +339,8 @@ def custom_scorers():
 
 def python_scorer_file(target):
     """The source file of a `python` scorer's callable, so that its edits rerun the scorer's jobs: a file named as
-    such, or a module's file inside the run's directory (an installed package's version is the user's to pin)."""
+    such, or a module's file inside the run's directory (an installed package's version is the user's to pin).
+    """
     source = python_source(target)
     if source is None:
         return []

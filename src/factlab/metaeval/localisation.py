@@ -15,14 +15,18 @@ Tuning maximises token F1 over every distinct
 observed support value and one value above the largest (flag everything); ties go to the lowest
 threshold (fewest flags).
 
-Span level (`span_prf`): a run of consecutive flagged tokens of one output is a predicted span, a run of
-unsupported ones a gold span; a predicted span is right when it overlaps a gold span, a gold span found when
-a predicted one overlaps it (the overlap criterion of span-level hallucination detection, e.g. RAGTruth's).
+Character level (`character_prf`): precision, recall and F1 over characters, pooled over every output, as
+RAGTruth and LettuceDetect report span localisation: precision = characters both flagged and unsupported /
+characters flagged, recall = the same / characters unsupported. A flagged token contributes its characters
+([start, end) in the output), an unsupported gold token its own; the whitespace between tokens belongs to no
+token and is not counted. Unlike a criterion that takes a predicted span as right when it overlaps any gold span,
+flagging a whole output gains recall only at the price of precision.
 
 ROC AUC is the threshold-free view: the AUC of the unsupported score for unsupported tokens, i.e.
 sklearn's `roc_auc_score(y_unsupported, 1 - support)`, computed exactly as the detection AUC of
-support for supported tokens. The trivial baseline flags every token: recall 1, precision = the
-base rate of unsupported tokens. Agreement between annotators who marked the same outputs is
+support for supported tokens. Two floors stand beside every localiser: flag-all flags every token (recall 1,
+precision = the share of unsupported tokens, or of unsupported characters), and the lexical floor flags each
+token with a word the source lacks (`lexically_novel`). Agreement between annotators who marked the same outputs is
 Fleiss' κ and Krippendorff's α over tokens (factlab.metaeval.agreement) and the mean over annotator
 pairs of the token F1 of one against the other (symmetric in the pair).
 """
@@ -42,6 +46,7 @@ from factlab.metaeval.detection import FIXED_THRESHOLD, roc_auc
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import as_float_vector, require_no_nan, require_same_length
 from factlab.metaeval.variants import LOCALISATION_POLICIES
+from factlab.models.token_localiser import word_parts
 
 
 @dataclass(frozen=True)
@@ -160,20 +165,6 @@ def token_prf(y_unsupported: ArrayLike, flagged: ArrayLike) -> TokenPRF:
     return TokenPRF(precision, recall, f1, len(gold), n_unsupported, n_flagged, tp)
 
 
-@dataclass(frozen=True)
-class SpanPRF:
-    """Span-level precision, recall and F1: a predicted span (a run of flagged tokens) counts when it overlaps a
-    gold span (a run of unsupported tokens) of the same output, a gold span when a predicted one overlaps it."""
-
-    precision: float
-    recall: float
-    f1: float
-    n_gold_spans: int
-    n_predicted_spans: int
-    predicted_matched: int
-    gold_matched: int
-
-
 def token_runs(flags: NDArray[np.int64], groups: NDArray[Any]) -> list[tuple[int, int]]:
     """[start, stop) index ranges of the maximal runs of 1s in `flags` that stay inside one group (output)."""
     runs, start = [], None
@@ -188,23 +179,66 @@ def token_runs(flags: NDArray[np.int64], groups: NDArray[Any]) -> list[tuple[int
     return runs
 
 
-def span_prf(y_unsupported: ArrayLike, flagged: ArrayLike, groups: ArrayLike) -> SpanPRF:
-    """`SpanPRF` of flagged against unsupported tokens; `groups` names each token's output (tokens in output order)."""
+@dataclass(frozen=True)
+class CharacterPRF:
+    """Precision, recall and F1 over the characters of flagged and of unsupported tokens (0 where undefined)."""
+
+    precision: float
+    recall: float
+    f1: float
+    n_characters: int
+    n_unsupported: int
+    n_flagged: int
+    overlap: int  # characters both flagged and unsupported
+
+
+def _token_lengths(token_lengths: ArrayLike) -> NDArray[np.int64]:
+    lengths = np.asarray(token_lengths)
+    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer) or (lengths <= 0).any():
+        raise StatisticsError("token_lengths must be positive integers, one per token")
+    return lengths.astype(np.int64)
+
+
+def character_prf(y_unsupported: ArrayLike, flagged: ArrayLike, token_lengths: ArrayLike) -> CharacterPRF:
+    """Character-overlap precision, recall and F1 of `flagged` tokens against unsupported ones, pooled over outputs.
+
+    `token_lengths[i]` is token i's number of characters (end - start); the tokens of one output must not overlap,
+    so that summing lengths counts each character once. Over all tokens: overlap = Σ length · flagged · unsupported,
+    precision = overlap / Σ length · flagged, recall = overlap / Σ length · unsupported, F1 = 2 · overlap /
+    (Σ length · flagged + Σ length · unsupported), their harmonic mean. This is LettuceDetect's
+    `evaluate_detector_char_level` (RAGTruth's span metric) on token-aligned spans, less the whitespace inside a
+    span: characters between tokens are neither flagged nor gold.
+    """
     gold = _binary(y_unsupported, "y_unsupported")
     predicted = _binary(flagged, "flagged")
-    owners = np.asarray(groups)
-    require_same_length(y_unsupported=gold, flagged=predicted, groups=owners)
-    gold_runs, predicted_runs = token_runs(gold, owners), token_runs(predicted, owners)
-    gold_cover = np.zeros(len(gold) + 1, dtype=np.int64)  # prefix sums: is any gold token inside a range?
-    gold_cover[1:] = np.cumsum(gold)
-    predicted_matched = sum(int(gold_cover[stop] - gold_cover[start] > 0) for start, stop in predicted_runs)
-    predicted_cover = np.zeros(len(predicted) + 1, dtype=np.int64)
-    predicted_cover[1:] = np.cumsum(predicted)
-    gold_matched = sum(int(predicted_cover[stop] - predicted_cover[start] > 0) for start, stop in gold_runs)
-    precision = predicted_matched / len(predicted_runs) if predicted_runs else 0.0
-    recall = gold_matched / len(gold_runs) if gold_runs else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return SpanPRF(precision, recall, f1, len(gold_runs), len(predicted_runs), predicted_matched, gold_matched)
+    lengths = _token_lengths(token_lengths)
+    require_same_length(y_unsupported=gold, flagged=predicted, token_lengths=lengths)
+    if len(gold) == 0:
+        raise StatisticsError("no tokens")
+    overlap = int((lengths * gold * predicted).sum())
+    n_flagged, n_unsupported = int((lengths * predicted).sum()), int((lengths * gold).sum())
+    precision = overlap / n_flagged if n_flagged else 0.0
+    recall = overlap / n_unsupported if n_unsupported else 0.0
+    f1 = 2 * overlap / (n_flagged + n_unsupported) if n_flagged + n_unsupported else 0.0
+    return CharacterPRF(precision, recall, f1, int(lengths.sum()), n_unsupported, n_flagged, overlap)
+
+
+def character_f1(y_unsupported: ArrayLike, flagged: ArrayLike, token_lengths: ArrayLike) -> float:
+    """F1 of `character_prf` (a statistic for the document bootstrap)."""
+    return character_prf(y_unsupported, flagged, token_lengths).f1
+
+
+@dataclass(frozen=True)
+class FlaggedPRF:
+    """One set of flags scored over tokens and over characters."""
+
+    tokens: TokenPRF
+    characters: CharacterPRF
+
+
+def flagged_prf(y_unsupported: ArrayLike, flagged: ArrayLike, token_lengths: ArrayLike) -> FlaggedPRF:
+    """`token_prf` and `character_prf` of the same flags."""
+    return FlaggedPRF(token_prf(y_unsupported, flagged), character_prf(y_unsupported, flagged, token_lengths))
 
 
 def token_f1(y_unsupported: ArrayLike, flagged: ArrayLike) -> float:
@@ -219,10 +253,18 @@ def flag_tokens(support: ArrayLike, threshold: float) -> NDArray[np.int64]:
     return (values < threshold).astype(np.int64)
 
 
-def flag_all_baseline(y_unsupported: ArrayLike) -> TokenPRF:
-    """Every token flagged: recall 1 (when any token is unsupported), precision = the base rate."""
+def flag_all_baseline(y_unsupported: ArrayLike, token_lengths: ArrayLike) -> FlaggedPRF:
+    """Every token flagged: recall 1 (when any token is unsupported), precision = the share of unsupported tokens
+    (of unsupported characters at the character level)."""
     gold = _binary(y_unsupported, "y_unsupported")
-    return token_prf(gold, np.ones_like(gold))
+    return flagged_prf(gold, np.ones_like(gold), token_lengths)
+
+
+def lexically_novel(tokens: Sequence[str], source: str) -> NDArray[np.int64]:
+    """The lexical floor's flags: 1 for a token with a word (a lower-cased run of letters and digits) that no word of
+    the source matches, else 0; a token without letters or digits (punctuation) is never flagged."""
+    source_words = set(word_parts(source))
+    return np.asarray([any(word not in source_words for word in word_parts(token)) for token in tokens], dtype=np.int64)
 
 
 def tune_token_threshold(y_unsupported: ArrayLike, support: ArrayLike) -> float:

@@ -211,10 +211,11 @@ EVIDENCE_GOLD = "wice_claims evidence"
 def localisation_frame(
     tokens: pd.DataFrame, localisation_report: dict[str, Any] | None = None, retrieval_report: dict[str, Any] | None = None
 ) -> pd.DataFrame:
-    """The token rows of each gold dataset (every scorer's policies and the flag-all baseline), then, where several
-    annotators marked its outputs, their agreement on the evaluated part (mean pairwise token F1, Fleiss' kappa:
-    the localisation report's); then SCALE's evidence retrieval on WiCE claims (recall@k of the annotated supporting
-    sentences; `n` counts claims there, tokens elsewhere)."""
+    """The token rows of each gold dataset (every scorer's policies, then its floors: flag-all and the lexical floor),
+    with token and character precision, recall and F1; then, where several annotators marked its outputs, their
+    agreement on the evaluated part (mean pairwise token F1, Fleiss' kappa: the localisation report's); then SCALE's
+    evidence retrieval on WiCE claims (recall@k of the annotated supporting sentences; `n` counts claims there,
+    tokens elsewhere)."""
     import pandas as pd
 
     frame = pd.DataFrame(
@@ -228,7 +229,12 @@ def localisation_frame(
             "recall": tokens["recall"],
             "F1": tokens["f1"],
             "F1 95% CI": [interval(lo, hi, decimals=3) for lo, hi in zip(tokens["f1_ci_low"], tokens["f1_ci_high"], strict=True)],
-            "span F1": tokens["span_f1"],
+            "char precision": tokens["char_precision"],
+            "char recall": tokens["char_recall"],
+            "char F1": tokens["char_f1"],
+            "char F1 95% CI": [
+                interval(lo, hi, decimals=3) for lo, hi in zip(tokens["char_f1_ci_low"], tokens["char_f1_ci_high"], strict=True)
+            ],
             "token AUC": tokens["roc_auc"],
             "AUC 95% CI": [  # on the token AUC's own 0-1 scale
                 interval(lo, hi, decimals=3) for lo, hi in zip(tokens["roc_auc_ci_low"], tokens["roc_auc_ci_high"], strict=True)

@@ -13,19 +13,21 @@ text at its offsets, and so must a unit (a sentence unit its text, a QA its answ
 Validation and evaluated tokens: a gold table with `dev` and `test` splits (WiCE) tunes on dev and
 is evaluated on test; a table with one split (XSumFaith) is split by document, a seeded
 `--val-fraction` of its documents tuning and the rest evaluated; the validation documents are
-listed in the report. Every policy and the baseline are evaluated on the same tokens: those of the
-scored examples of the evaluated part.
+listed in the report. Every policy and both floors are evaluated on the same tokens: those of the
+scorer's scored examples of the evaluated part.
 
-tokens.csv: per (gold dataset, scorer) one row per threshold policy (`--policies`) and one for the
-flag-every-token baseline (`flag_all`): threshold, token precision / recall / F1 (unsupported =
-positive) with a document-bootstrap CI of F1, span precision / recall / F1 (runs of flagged tokens
-against runs of unsupported ones, matched by overlap: factlab.metaeval.localisation.span_prf), ROC AUC
-with its CI, token and example counts. A table with per-token support (`tokens`) is read twice: by its
-sentences as `<scorer>` and by its tokens as `<scorer>_tokens`.
+tokens.csv: per (gold dataset, scorer) one row per threshold policy (`--policies`), then one per floor
+(`FLOORS`): `flag_all` flags every token, `lexical_floor` every token with a word its source lacks
+(factlab.metaeval.localisation.lexically_novel; only with `--sources`). Each row: threshold, token precision /
+recall / F1 (unsupported = positive) with a document-bootstrap CI of F1, character precision / recall / F1
+(factlab.metaeval.localisation.character_prf) with a CI of F1, ROC AUC with its CI (none for flag_all, whose
+score is constant; the lexical floor's of its 0/1 flags), token, character and example counts. A table with
+per-token support (`tokens`) is read twice: by its sentences as `<scorer>` and by its tokens as `<scorer>_tokens`.
 report.json: the splits, thresholds, counts (unscored examples, tokens outside every scored unit) and,
 where several annotators marked the outputs, their agreement over tokens (`all` outputs of the gold
 table, and `evaluated`: every output of the evaluated part, scored or not, e.g. XSumFaith's Gold summaries).
-metrics.json: per scorer and gold dataset, token AUC and F1 per policy and of the baseline (`dvc metrics show`).
+metrics.json: per scorer and gold dataset, token AUC, token F1 and character F1 per policy and floor
+(`dvc metrics show`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from factlab.metaeval.localisation import SpanPRF, TokenPRF
+    from factlab.metaeval.localisation import FlaggedPRF
     from factlab.models.token_localiser import TokenLocaliser, WordFeatures
 
 LOG = logging.getLogger(__name__)
@@ -63,6 +65,11 @@ TOKEN_DETAIL, TOKEN_SUFFIX = "tokens", "_tokens"
 # (factlab.models.token_localiser) fit on the validation tokens of every gold table at once: `<scorer>_localiser`.
 LOCALISER_SUFFIX = "_localiser"
 VALIDATION, EVALUATED = "validation", "evaluated"
+# The floors every localiser is read beside, on its own evaluated tokens: every token flagged, and the tokens with
+# a word the source lacks.
+FLAG_ALL, LEXICAL_FLOOR = "flag_all", "lexical_floor"
+FLOORS = (FLAG_ALL, LEXICAL_FLOOR)
+LEXICALLY_NOVEL = "lexically_novel"  # the token column of the lexical floor's flags
 COLUMNS = (
     "dataset",
     "scorer",
@@ -79,11 +86,14 @@ COLUMNS = (
     "f1",
     "f1_ci_low",
     "f1_ci_high",
-    "n_gold_spans",
-    "n_predicted_spans",
-    "span_precision",
-    "span_recall",
-    "span_f1",
+    "n_characters",
+    "n_unsupported_characters",
+    "n_flagged_characters",
+    "char_precision",
+    "char_recall",
+    "char_f1",
+    "char_f1_ci_low",
+    "char_f1_ci_high",
     "roc_auc",
     "roc_auc_ci_low",
     "roc_auc_ci_high",
@@ -149,7 +159,8 @@ def _zero_one(values: list, n: int, *, file: str, record: str, field: str) -> np
 
 
 def gold_example(row: dict[str, Any], *, file: str) -> GoldExample:
-    """One gold row checked: tokens are the output's text at their offsets, labels 0/1, one per token."""
+    """One gold row checked: tokens are the output's text at their offsets, in order and disjoint (so that the
+    character metric counts each character once), labels 0/1, one per token."""
     import numpy as np
 
     record = str(row["example_id"])
@@ -160,12 +171,21 @@ def gold_example(row: dict[str, Any], *, file: str) -> GoldExample:
     offsets = _json_list(row["token_offsets"], file=file, record=record, field="token_offsets")
     if not tokens or len(offsets) != len(tokens):
         raise DataError(f"{len(offsets)} offsets for {len(tokens)} tokens", file=file, record=record, field="token_offsets")
+    previous_end = 0
     for index, (token, span) in enumerate(zip(tokens, offsets, strict=True)):
         valid = isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) for v in span)
         if not valid or not 0 <= span[0] < span[1] <= len(output) or output[span[0] : span[1]] != token:
             raise DataError(
                 f"token {index} {token!r} is not the output at {span}", file=file, record=record, field="token_offsets"
             )
+        if span[0] < previous_end:
+            raise DataError(
+                f"token {index} {token!r} at {span} overlaps or precedes the token before it",
+                file=file,
+                record=record,
+                field="token_offsets",
+            )
+        previous_end = span[1]
     labels = _zero_one(
         _json_list(row["token_labels"], file=file, record=record, field="token_labels"),
         len(tokens),
@@ -327,9 +347,16 @@ def projected_support(detail: Any, detail_column: str, example: GoldExample, *, 
 
 
 def scored_tokens(
-    path: str, gold: dict[str, GoldExample], parts: dict[str, str], *, scores: pd.DataFrame | None = None, detail: str = ""
+    path: str,
+    gold: dict[str, GoldExample],
+    parts: dict[str, str],
+    *,
+    scores: pd.DataFrame | None = None,
+    detail: str = "",
+    lexical: dict[str, np.ndarray] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One row per token of each scored gold output: part, doc_id, y_unsupported, support.
+    """One row per token of each scored gold output: part, doc_id, y_unsupported, support, characters (the token's
+    length), and with `lexical` (example_id -> the lexical floor's flags) lexically_novel.
 
     `detail` names the column to localise with (default: the first of DETAIL_COLUMNS the table has).
     `tokens_outside_units` counts the tokens outside every scored unit: outside every sentence (projected from the
@@ -354,18 +381,21 @@ def scored_tokens(
         projected = projected_support(detail, detail_column, example, file=path, record=example_id)
         counts["scored"] += 1
         counts["tokens_outside_units"] += projected.n_outside
-        frames.append(
-            pd.DataFrame(
-                {
-                    "example_id": example_id,
-                    "doc_id": example.doc_id,
-                    "part": parts[example_id],
-                    "y_unsupported": example.unsupported,
-                    "support": projected.support,
-                }
-            )
-        )
-    columns = ["example_id", "doc_id", "part", "y_unsupported", "support"]
+        columns = {
+            "example_id": example_id,
+            "doc_id": example.doc_id,
+            "part": parts[example_id],
+            "y_unsupported": example.unsupported,
+            "support": projected.support,
+            "characters": example.offsets[:, 1] - example.offsets[:, 0],
+        }
+        if lexical is not None:
+            if example_id not in lexical:
+                raise DataError("no source for the scored output (--sources)", file=path, record=example_id, field="example_id")
+            columns[LEXICALLY_NOVEL] = lexical[example_id]
+        frames.append(pd.DataFrame(columns))
+    columns = ["example_id", "doc_id", "part", "y_unsupported", "support", "characters"]
+    columns += [LEXICALLY_NOVEL] if lexical is not None else []
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)), counts
 
 
@@ -394,22 +424,24 @@ def _interval(
 def localisation_rows(
     dataset: str, scorer: str, tokens: pd.DataFrame, n_unscored: int, n_outside: int, settings: argparse.Namespace
 ) -> tuple[list[dict[str, Any]], dict[str, float | None]]:
-    """The rows of one (gold dataset, scorer): each policy, then the flag-all baseline; and the thresholds."""
+    """The rows of one (gold dataset, scorer): each policy, then each floor on the same tokens; and the thresholds."""
     import numpy as np
 
-    from factlab.metaeval.localisation import (
-        flag_all_baseline,
-        flag_tokens,
-        policy_threshold,
-        span_prf,
-        token_f1,
-        token_prf,
-        token_roc_auc,
-    )
+    from factlab.metaeval.localisation import flag_all_baseline, flag_tokens, flagged_prf, policy_threshold
 
     evaluated = tokens[tokens["part"] == EVALUATED]
     validation = tokens[tokens["part"] == VALIDATION]
     what = f"{scorer} on {dataset}"
+    if evaluated.empty:
+        LOG.warning("%s: no scored evaluated tokens", what)
+        return [], {}
+    read = EvaluatedTokens(
+        gold=evaluated["y_unsupported"].to_numpy(dtype=np.int64),
+        characters=evaluated["characters"].to_numpy(dtype=np.int64),
+        groups=evaluated["doc_id"].astype(str).to_numpy(),
+        what=what,
+        settings=settings,
+    )
     base = {
         "dataset": dataset,
         "scorer": scorer,
@@ -417,71 +449,93 @@ def localisation_rows(
         "n_unscored_examples": n_unscored,
         "n_tokens_outside_units": n_outside,
     }
-    if evaluated.empty:
-        LOG.warning("%s: no scored evaluated tokens", what)
-        return [], {}
-    gold = evaluated["y_unsupported"].to_numpy(dtype=np.int64)
     support = evaluated["support"].to_numpy(dtype=float)
-    groups = evaluated["doc_id"].astype(str).to_numpy()
-    outputs = evaluated["example_id"].astype(str).to_numpy()
-    try:
-        auc = token_roc_auc(gold, support)
-        auc_low, auc_high = _interval(token_roc_auc, gold, support, groups=groups, settings=settings, what=f"{what} AUC")
-    except StatisticsError as error:
-        LOG.warning("%s: no AUC (%s)", what, error)
-        auc = auc_low = auc_high = np.nan
+    auc = auc_columns(read, support)
     validation_pair = None
     if not validation.empty:
         validation_pair = (validation["y_unsupported"].to_numpy(dtype=np.int64), validation["support"].to_numpy(dtype=float))
     rows, thresholds = [], {}
     for policy in settings.policies:
         try:
-            threshold = policy_threshold(policy, evaluated=(gold, support), validation=validation_pair)
+            threshold = policy_threshold(policy, evaluated=(read.gold, support), validation=validation_pair)
         except StatisticsError as error:
             LOG.warning("%s: no %s threshold (%s)", what, policy, error)
             thresholds[policy] = None
             continue
         thresholds[policy] = threshold
         flagged = flag_tokens(support, threshold)
-        low, high = _interval(token_f1, gold, flagged, groups=groups, settings=settings, what=f"{what} F1 {policy}")
-        rows.append(
-            base
-            | prf_columns(token_prf(gold, flagged))
-            | span_columns(span_prf(gold, flagged, outputs))
-            | {"policy": policy, "threshold": threshold, "f1_ci_low": low, "f1_ci_high": high}
-            | {"roc_auc": auc, "roc_auc_ci_low": auc_low, "roc_auc_ci_high": auc_high}
-        )
-    flag_all = np.ones_like(gold)
-    low, high = _interval(token_f1, gold, flag_all, groups=groups, settings=settings, what=f"{what} F1 flag_all")
-    rows.append(
-        base
-        | prf_columns(flag_all_baseline(gold))
-        | span_columns(span_prf(gold, flag_all, outputs))
-        | {"policy": "flag_all", "f1_ci_low": low, "f1_ci_high": high}
-    )
+        scores = flagged_prf(read.gold, flagged, read.characters)
+        rows.append(base | {"policy": policy, "threshold": threshold} | flag_columns(read, flagged, scores, policy) | auc)
+    flag_all = flag_all_baseline(read.gold, read.characters)
+    rows.append(base | {"policy": FLAG_ALL} | flag_columns(read, np.ones_like(read.gold), flag_all, FLAG_ALL))
+    if LEXICALLY_NOVEL in evaluated.columns:
+        novel = evaluated[LEXICALLY_NOVEL].to_numpy(dtype=np.int64)
+        scores = flagged_prf(read.gold, novel, read.characters)
+        lexical_auc = auc_columns(read, 1.0 - novel, LEXICAL_FLOOR)  # its flags as a 0/1 support score
+        rows.append(base | {"policy": LEXICAL_FLOOR} | flag_columns(read, novel, scores, LEXICAL_FLOOR) | lexical_auc)
+    else:
+        LOG.warning("%s: no lexical floor (no --sources for the gold table)", what)
     return rows, thresholds
 
 
-def prf_columns(prf: TokenPRF) -> dict[str, Any]:
+@dataclass(frozen=True)
+class EvaluatedTokens:
+    """What every row of one (gold dataset, scorer) is scored on: the evaluated tokens' gold, their lengths, their
+    documents (the bootstrap's groups) and the bootstrap settings."""
+
+    gold: np.ndarray
+    characters: np.ndarray
+    groups: np.ndarray
+    what: str
+    settings: argparse.Namespace
+
+
+def flag_columns(read: EvaluatedTokens, flagged: np.ndarray, scores: FlaggedPRF, name: str) -> dict[str, Any]:
+    """Token and character precision, recall and F1 of `flagged` (`scores`), each F1 with its document-bootstrap
+    interval."""
+    from factlab.metaeval.localisation import character_f1, token_f1
+
+    tokens, characters = scores.tokens, scores.characters
+    settings, groups = read.settings, read.groups
+    low, high = _interval(token_f1, read.gold, flagged, groups=groups, settings=settings, what=f"{read.what} F1 {name}")
+    char_low, char_high = _interval(
+        character_f1, read.gold, flagged, read.characters, groups=groups, settings=settings, what=f"{read.what} char F1 {name}"
+    )
     return {
-        "n_tokens": prf.n_tokens,
-        "n_unsupported": prf.n_unsupported,
-        "base_rate": prf.n_unsupported / prf.n_tokens,
-        "n_flagged": prf.n_flagged,
-        "precision": prf.precision,
-        "recall": prf.recall,
-        "f1": prf.f1,
+        "n_tokens": tokens.n_tokens,
+        "n_unsupported": tokens.n_unsupported,
+        "base_rate": tokens.n_unsupported / tokens.n_tokens,
+        "n_flagged": tokens.n_flagged,
+        "precision": tokens.precision,
+        "recall": tokens.recall,
+        "f1": tokens.f1,
+        "f1_ci_low": low,
+        "f1_ci_high": high,
+        "n_characters": characters.n_characters,
+        "n_unsupported_characters": characters.n_unsupported,
+        "n_flagged_characters": characters.n_flagged,
+        "char_precision": characters.precision,
+        "char_recall": characters.recall,
+        "char_f1": characters.f1,
+        "char_f1_ci_low": char_low,
+        "char_f1_ci_high": char_high,
     }
 
 
-def span_columns(prf: SpanPRF) -> dict[str, Any]:
-    return {
-        "n_gold_spans": prf.n_gold_spans,
-        "n_predicted_spans": prf.n_predicted_spans,
-        "span_precision": prf.precision,
-        "span_recall": prf.recall,
-        "span_f1": prf.f1,
-    }
+def auc_columns(read: EvaluatedTokens, support: np.ndarray, name: str = "") -> dict[str, float]:
+    """The token ROC AUC of `support` with its document-bootstrap interval (NaN where undefined)."""
+    import numpy as np
+
+    from factlab.metaeval.localisation import token_roc_auc
+
+    what = f"{read.what} AUC {name}".rstrip()
+    try:
+        auc = token_roc_auc(read.gold, support)
+        low, high = _interval(token_roc_auc, read.gold, support, groups=read.groups, settings=read.settings, what=what)
+    except StatisticsError as error:
+        LOG.warning("%s: no AUC (%s)", what, error)
+        auc = low = high = np.nan
+    return {"roc_auc": auc, "roc_auc_ci_low": low, "roc_auc_ci_high": high}
 
 
 def agreement_report(gold: dict[str, GoldExample], parts: dict[str, str]) -> dict[str, Any] | None:
@@ -513,6 +567,20 @@ class GoldTable:
 def read_sources(path: str) -> dict[str, str]:
     frame = read_example_table(path, ("example_id", "source"))
     return dict(zip(frame["example_id"].astype(str), frame["source"].astype(str), strict=True))
+
+
+def lexical_floor(table: GoldTable) -> dict[str, np.ndarray] | None:
+    """example_id -> the lexical floor's flags of its gold tokens (words its source lacks), for each gold output
+    with a source (a scored output without one is refused where it is read); None without sources."""
+    from factlab.metaeval.localisation import lexically_novel
+
+    if table.sources is None:
+        return None
+    return {
+        example_id: lexically_novel([example.output[start:end] for start, end in example.offsets], table.sources[example_id])
+        for example_id, example in table.gold.items()
+        if example_id in table.sources
+    }
 
 
 # The word features of each (score table, example): the localiser's fit and its reading share them.
@@ -686,6 +754,7 @@ def run_localisation(args: argparse.Namespace) -> None:
             "agreement": agreement_report(table.gold, table.parts),
             "scorers": {},
         }
+        lexical = lexical_floor(table)
         for path in sorted(by_benchmark.get(table.benchmark, [])):
             scores = score_tables[path]
             stem = Path(path).stem
@@ -702,7 +771,7 @@ def run_localisation(args: argparse.Namespace) -> None:
                         )
                     )
             for scorer, detail, read in readings:
-                tokens, counts = scored_tokens(path, table.gold, table.parts, scores=read, detail=detail)
+                tokens, counts = scored_tokens(path, table.gold, table.parts, scores=read, detail=detail, lexical=lexical)
                 n_unscored = sum(1 for part in table.parts.values() if part == EVALUATED) - int(
                     tokens.loc[tokens["part"] == EVALUATED, "example_id"].nunique()
                 )
@@ -721,14 +790,15 @@ def run_localisation(args: argparse.Namespace) -> None:
 
 
 def headline_metrics(table: pd.DataFrame) -> dict[str, Any]:
-    """metrics.json (`dvc metrics show`): per scorer and gold dataset, the token ROC AUC and token F1 under each
-    threshold policy and of the flag-every-token baseline (`f1_flag_all`, on the same tokens as the scorer's)."""
+    """metrics.json (`dvc metrics show`): per scorer and gold dataset, the scorer's token ROC AUC, and the token F1
+    and character F1 under each threshold policy and of each floor (`f1_flag_all`, `char_f1_lexical_floor`, on the
+    same tokens as the scorer's)."""
 
     metrics: dict[str, Any] = {}
     for row in table.itertuples(index=False):
         entry = metrics.setdefault(row.scorer, {}).setdefault(row.dataset, {})
-        if row.policy != "flag_all":
+        if row.policy not in FLOORS:
             entry["roc_auc"] = headline_number(row.roc_auc)
         entry[f"f1_{row.policy}"] = headline_number(row.f1)
-        entry[f"span_f1_{row.policy}"] = headline_number(row.span_f1)
+        entry[f"char_f1_{row.policy}"] = headline_number(row.char_f1)
     return metrics
