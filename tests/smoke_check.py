@@ -1,7 +1,9 @@
 """After the smoke run: `factlab check` and `factlab.check` with the run's checker folder give the pipeline's own
 AlignScore scores for the same pairs (results/score/<benchmark>/alignscore.parquet), on every benchmark the run
 scored whole with AlignScore; and the command writes one row per input line, with offsets, evidence sentences
-inside the source, and the token head's spans (each inside the output, with an explanation).
+inside the source, and the token head's spans (each inside the output, with an explanation). `factlab metaeval
+decisions`, reading the same tables at the checker folder's thresholds, gives each labelled output the verdict and
+the number of spans that `factlab check` gives it.
 
     python tests/smoke_check.py .smoke
 """
@@ -38,6 +40,28 @@ def localisation_problems(row: dict, frank: pd.DataFrame) -> list[str]:
     return problems
 
 
+def decision_problems(run: Path, benchmark: str, checked: pd.DataFrame) -> list[str]:
+    """Where `factlab metaeval decisions`, reading the pipeline's AlignScore table at the checker folder's thresholds,
+    gives a labelled output another verdict or another number of spans than `factlab check` (`checked`) does."""
+    from factlab.checker.folder import CARD_FILE, CheckerSettings
+    from factlab.metaeval.analyses.decisions import DATA_COLUMNS, NO_SCORE, example_decisions, scored_rows
+
+    settings = CheckerSettings.from_json(run / "results/checker/model" / CARD_FILE)
+    data = pd.read_parquet(run / f"results/data/{benchmark}.parquet")
+    scores = pd.read_parquet(run / f"results/score/{benchmark}/alignscore.parquet")
+    labelled = data.loc[data["label"].notna(), list(DATA_COLUMNS)]
+    decided = example_decisions(scored_rows(data, labelled, scores, benchmark), settings).set_index("example_id")
+    mine = checked.set_index("id").loc[decided.index.astype(str)]
+    verdicts = mine["verdict"].map({"consistent": 1, "inconsistent": 0, "uncertain": -1}).fillna(NO_SCORE).to_numpy()
+    spans = mine["spans"].map(len).to_numpy()
+    return [
+        f"{benchmark} {example_id}: decisions read verdict {row.verdict} with {row.spans} span(s), factlab check "
+        f"{verdict} with {count}"
+        for (example_id, row), verdict, count in zip(decided.iterrows(), verdicts, spans, strict=True)
+        if row.verdict != verdict or row.spans != count
+    ]
+
+
 def main(run: Path) -> int:
     model = run / "results/checker/model"
     checker = factlab.Checker(model=model)
@@ -54,6 +78,7 @@ def main(run: Path) -> int:
         compared += len(pipeline)
         if difference > TOLERANCE or not both_nan:
             failures.append(benchmark)
+        failures += decision_problems(run, benchmark, mine)
     with tempfile.TemporaryDirectory() as folder:
         frank = pd.read_parquet(run / "results/data/frank.parquet").head(20)
         pairs, out = Path(folder) / "pairs.jsonl", Path(folder) / "scores.jsonl"
@@ -74,7 +99,10 @@ def main(run: Path) -> int:
     if failures or not compared:
         print(f"smoke check failed: {failures or 'no AlignScore score file'}", file=sys.stderr)
         return 1
-    print(f"factlab.check equals the pipeline's AlignScore scores on {compared} pairs")
+    print(
+        f"factlab.check equals the pipeline's AlignScore scores on {compared} pairs, and its verdicts and spans "
+        "those `factlab metaeval decisions` reads from them"
+    )
     return 0
 
 

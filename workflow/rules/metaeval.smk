@@ -8,6 +8,7 @@
 #   detection/, true/      factlab's scorers as detectors (AUC with CIs, ECE, balanced accuracy) on every scored
 #                          benchmark / on the TRUE sets; thresholds tuned on metaeval.detection.validation_benchmarks
 #   leaderboard/           every scorer (built-in or a user's) against each benchmark's best built-in scorer
+#   decisions/             the checker's verdicts, spans and corrections on the labelled benchmarks it was not tuned on
 # Each rule's code input is the import closure of the command it runs (common.smk: code()).
 
 METAEVAL_DIR = "results/metaeval"
@@ -346,6 +347,42 @@ rule evaluate_leaderboard:
         "--out {output.leaderboard} --out-metrics {output.metrics} > {log} 2>&1"
 
 
+# How often the checker flags consistent outputs, on every benchmark AlignScore scores whole but the validation cuts
+# that chose the checker's thresholds: its decisions read from AlignScore's tables at the thresholds recorded in the
+# checker folder (checker.smk's package_checker), which exists only for the trained aligner.
+DECISIONS_BENCHMARKS = [
+    name
+    for name in SCORE_BENCHMARKS
+    if name not in DETECTION_VALIDATION
+    and score_files([name], ["alignscore"], sampled=False)
+]
+DECISIONS_RUN = param("score.alignscore.model") == "trained" and bool(
+    DECISIONS_BENCHMARKS
+)
+
+
+rule evaluate_decisions:
+    input:
+        checker="results/checker/model",
+        scores=score_files(DECISIONS_BENCHMARKS, ["alignscore"], sampled=False),
+        data=[f"results/data/{name}.parquet" for name in DECISIONS_BENCHMARKS],
+        code=code("metaeval", "decisions"),
+    output:
+        decisions=f"{METAEVAL_DIR}/decisions/decisions.csv",
+        metrics=f"{METAEVAL_DIR}/decisions/metrics.json",
+    log:
+        "logs/metaeval/decisions.log",
+    conda:
+        CONDA_ENV
+    params:
+        validation=DETECTION_VALIDATION,
+        confidence=param("metaeval.confidence"),
+    shell:
+        "factlab metaeval decisions --checker {input.checker} --scores {input.scores} --data {input.data} "
+        "--validation {params.validation} --confidence {params.confidence} --out {output.decisions} "
+        "--out-metrics {output.metrics} > {log} 2>&1"
+
+
 # factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
 FRANK_SCORED = "frank" in SCORE_BENCHMARKS
 
@@ -631,6 +668,7 @@ rule metaeval:
         rules.evaluate_detection.output,
         rules.evaluate_true_detection.output,
         rules.evaluate_leaderboard.output if LEADERBOARD_RUN else [],
+        rules.evaluate_decisions.output if DECISIONS_RUN else [],
         rules.correlate_frank_scorers.output if FRANK_SCORED else [],
         rules.correlate_summeval_scorers.output if SUMMEVAL_SCORED else [],
         rules.evaluate_qa_decomposition.output if QA_DECOMPOSITION_RUN else [],

@@ -311,6 +311,26 @@ rule tabulate_leaderboard:
         "> {log} 2>&1"
 
 
+rule tabulate_decisions:
+    input:
+        decisions=rules.evaluate_decisions.output.decisions,
+        code=code("paper", "decisions-table"),
+    output:
+        md=report(
+            "paper/tables/decisions.md",
+            caption="../report/decisions_table.rst",
+            category="factlab_scorers",
+        ),
+        tex="paper/tables/decisions.tex",
+    log:
+        "logs/paper/tabulate_decisions.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper decisions-table --decisions {input.decisions} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
+
+
 rule plot_true_reliability:
     input:
         table=rules.evaluate_true_detection.output.reliability,
@@ -703,6 +723,7 @@ PAPER_PARTS = [
     rules.tabulate_true_detection.output,
     rules.tabulate_detection.output,
     *([rules.tabulate_leaderboard.output] if LEADERBOARD_RUN else []),
+    *([rules.tabulate_decisions.output] if DECISIONS_RUN else []),
     rules.plot_true_reliability.output,
     rules.plot_detection_reliability.output,
     rules.tabulate_retrieval.output,

@@ -9,8 +9,9 @@ threshold policies), `calibration` (ECE and reliability diagrams), `agreement` (
 majority share), `inputs` (validation and explicit NaN dropping), `errors` (`StatisticsError`, raised where a
 statistic is undefined), `variants` (the variants' and threshold policies' names, importing nothing: the commands'
 choices). The analyses' pure computations on in-memory tables: `localisation` (token-level
-localisation), `error_types` (FRANK's error categories), `correction` (the checker's corrections), `explanations`
-(the checker's explanations against gold QAs), `arguments` (the commands' `<benchmark>=<value>` arguments and
+localisation), `error_types` (FRANK's error categories), `correction` (the checker's corrections), `decisions`
+(how often the checker's verdicts, spans and corrections meet consistent outputs), `explanations` (the checker's
+explanations against gold QAs), `arguments` (the commands' `<benchmark>=<value>` arguments and
 headline-number rounding). Library statistics (scipy, scikit-learn, statsmodels, krippendorff) are called behind
 these input checks; the Williams test, the document bootstrap, ECE binning, the FRANK/SCALE variants and the
 threshold tuning are written here.

@@ -19,6 +19,7 @@ COMMAND_MODULES = {
     "qasem-parser": "factlab.metaeval.analyses.qasem_parser",
     "detection": "factlab.metaeval.analyses.detection",
     "leaderboard": "factlab.metaeval.analyses.leaderboard",
+    "decisions": "factlab.metaeval.analyses.decisions",
     "frank-scorers": "factlab.metaeval.analyses.frank_scorers",
     "summeval-scorers": "factlab.metaeval.analyses.summeval_scorers",
     "localisation": "factlab.metaeval.analyses.localisation",

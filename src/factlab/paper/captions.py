@@ -76,6 +76,20 @@ LEADERBOARD = (
     "benchmark (score.sample; n is its size) and is never the reference."
 )
 
+DECISIONS = (
+    "How often the checker cries wolf: its decisions on every labelled benchmark AlignScore scored but the validation "
+    "cuts that chose its thresholds, on the benchmark's test split where it has one (split: test), else on all its "
+    "labelled outputs (all). Verdict: inconsistent below the score threshold recorded with the checker, consistent at "
+    "or above it, and none (uncertain) inside the uncertain band recorded with it; spans: the runs of words whose "
+    "probability of being unsupported passes its token threshold. Consistent flagged: the share of the outputs "
+    "humans rated consistent that it calls inconsistent; inconsistent caught: the share of the inconsistent outputs "
+    "it calls inconsistent; coverage: the share of all outputs given a verdict; consistent with a span: the share of "
+    "the consistent outputs in which it marks a span; consistent, correction offered: the share of the consistent "
+    "outputs it calls inconsistent and marks a span in, for which it offers a correction (whether an edit then "
+    "changes the text is not counted here). Every share is of all the outputs of its class, those without a verdict "
+    "included; in \\%, with its Wilson 95\\% interval."
+)
+
 FRANK_SCORERS = (
     "FRANK's protocol for factlab's scorers (prefixed factlab:) beside FRANK's released baselines: partial "
     "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
@@ -399,6 +413,12 @@ REPORT_CAPTIONS: dict[str, str] = {
         f"Confidence level: {_param('metaeval.confidence')}. Rows with the paired test's name and the adjusted "
         f"p-values unrounded: {_texttt(f'{_METAEVAL}/leaderboard/leaderboard.csv')}; each scorer's mean AUC over the "
         f"benchmarks it scored: {_texttt('metrics.json')} beside it.",
+    ),
+    "decisions_table": _report(
+        DECISIONS,
+        f"Confidence level: {_param('metaeval.confidence')}. The threshold, band and token threshold: "
+        f"{_texttt('results/checker/model/checker.json')}, repeated in {_texttt(f'{_METAEVAL}/decisions/metrics.json')} "
+        f"beside the counts and intervals of {_texttt('decisions.csv')}.",
     ),
     "retrieval_table": _retrieval(
         f"groups per step: {_param('score.scale.retrieval.branches')}; "

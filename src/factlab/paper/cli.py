@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     "true-detection-table": "factlab.paper.scorers",
     "detection-table": "factlab.paper.scorer_tables",
     "leaderboard-table": "factlab.paper.scorer_tables",
+    "decisions-table": "factlab.paper.scorer_tables",
     "frank-scorers-table": "factlab.paper.scorer_tables",
     "summeval-scorers-table": "factlab.paper.scorer_tables",
     "localisation-table": "factlab.paper.scorer_tables",

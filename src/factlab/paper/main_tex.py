@@ -79,8 +79,17 @@ SECTIONS = (
         "their released outputs stand beside them. Every scorer on every scored benchmark follows, with "
         "calibration, three threshold policies and a paired test against the best scorer; the leaderboard then sets "
         "every scorer, a user's included, against each benchmark's best built-in scorer, its p-values Holm-adjusted. "
-        "AlignScore's chunk size and support head were chosen on validation benchmarks alone.",
-        ("true_detection", "detection", "leaderboard", "true_reliability", "detection_reliability", "alignscore_tuning"),
+        "The checker's own decisions at its recorded thresholds show how often it flags outputs humans rated "
+        "consistent. AlignScore's chunk size and support head were chosen on validation benchmarks alone.",
+        (
+            "true_detection",
+            "detection",
+            "leaderboard",
+            "decisions",
+            "true_reliability",
+            "detection_reliability",
+            "alignscore_tuning",
+        ),
     ),
     Section(
         "FRANK correlations",

@@ -2,6 +2,7 @@
 
 - `detection-table`: results/metaeval/detection/auc.csv, every scorer on every scored benchmark;
 - `leaderboard-table`: results/metaeval/leaderboard/leaderboard.csv, every scorer against each benchmark's reference;
+- `decisions-table`: results/metaeval/decisions/decisions.csv, how often the checker flags consistent outputs;
 - `frank-scorers-table`: results/metaeval/frank_scorers/{correlations,williams}.csv (FRANK's protocol);
 - `summeval-scorers-table`: results/metaeval/summeval_scorers/{correlations,williams}.csv (the same on SummEval);
 - `localisation-table`: results/metaeval/localisation/{tokens.csv,report.json} (the annotators' agreement) and
@@ -32,6 +33,7 @@ def register(commands: Any) -> None:
     for name, help_text, sources, run in (
         ("detection-table", "factlab's scorers as detectors on every scored benchmark", ("--auc",), run_table),
         ("leaderboard-table", "every scorer against each benchmark's best built-in scorer", ("--leaderboard",), run_table),
+        ("decisions-table", "how often the checker flags consistent outputs, per benchmark", ("--decisions",), run_table),
         ("frank-scorers-table", "factlab's scorers under FRANK's protocol", ("--correlations", "--williams"), run_table),
         (
             "summeval-scorers-table",
@@ -158,6 +160,37 @@ def leaderboard_frame(leaderboard: pd.DataFrame) -> pd.DataFrame:
             "significant": [significance_text(value) for value in leaderboard["significant"]],
         }
     ).sort_values(["benchmark", "AUC"], ascending=[True, False], kind="stable")
+
+
+# decisions.csv's shares as the decisions table heads them (each in %, with its Wilson interval)
+DECISION_SHARES = {
+    "consistent_flagged": "consistent flagged",
+    "inconsistent_caught": "inconsistent caught",
+    "coverage": "coverage",
+    "consistent_with_span": "consistent with a span",
+    "consistent_correction_offered": "consistent, correction offered",
+}
+
+
+def decisions_frame(decisions: pd.DataFrame) -> pd.DataFrame:
+    """One row per benchmark: the split measured, the consistent and inconsistent outputs, and each share of
+    `DECISION_SHARES` x 100 with its Wilson interval."""
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "benchmark": decisions["benchmark"],
+            "split": decisions["split"],
+            "consistent": decisions["n_consistent"].astype("Int64"),
+            "inconsistent": decisions["n_inconsistent"].astype("Int64"),
+        }
+    )
+    for column, heading in DECISION_SHARES.items():
+        frame[f"{heading} %"] = 100 * decisions[column].astype(float)
+        frame[f"{heading} 95% CI"] = [
+            interval(lo, hi, 100) for lo, hi in zip(decisions[f"{column}_ci_low"], decisions[f"{column}_ci_high"], strict=True)
+        ]
+    return frame
 
 
 def p_value_text(p: float) -> str:
@@ -463,6 +496,8 @@ def run_table(args: argparse.Namespace) -> None:
         frame, caption, label = detection_frame(pd.read_csv(args.auc)), captions.DETECTION, "tab:detection"
     elif args.table == "leaderboard-table":
         frame, caption, label = leaderboard_frame(pd.read_csv(args.leaderboard)), captions.LEADERBOARD, "tab:leaderboard"
+    elif args.table == "decisions-table":
+        frame, caption, label = decisions_frame(pd.read_csv(args.decisions)), captions.DECISIONS, "tab:decisions"
     elif args.table == "frank-scorers-table":
         frame = correlations_frame(pd.read_csv(args.correlations), pd.read_csv(args.williams))
         caption, label = captions.FRANK_SCORERS, "tab:frank-scorers"
