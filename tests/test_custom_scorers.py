@@ -166,3 +166,17 @@ def test_a_failing_callable_fails_its_shard_naming_the_examples(
     assert python_job(frank_built, tmp_path, f"{__file__}:{function}") != 0
     assert message in capsys.readouterr().err
     assert not (tmp_path / "s.parquet").exists() and not (tmp_path / "s.json").exists()
+
+
+def test_a_checked_entry_is_read_again_once_its_file_changes(tmp_path: Path, frank_table: pd.DataFrame) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    write_benchmark(data_dir, frank_table, "frank")
+    scores, cache = tmp_path / "mine.csv", tmp_path / "checked.json"
+    pd.DataFrame({"example_id": frank_table["example_id"], "score": range(len(frank_table))}).to_csv(scores, index=False)
+    scorers = custom_scorers({"mine": {"scores": {"frank": str(scores)}}}, BUILTIN)
+    assert check_custom_scorers(scorers, ["frank"], data_dir=data_dir, cache=cache).warnings == []
+    assert json.loads(cache.read_text())["mine"]["localises"] is False
+    scores.write_text(scores.read_text() + "frank-unknown,3\n")
+    with pytest.raises(ConfigError, match="'frank-unknown' is not an example of frank"):
+        check_custom_scorers(scorers, ["frank"], data_dir=data_dir, cache=cache)

@@ -229,7 +229,7 @@ def run_python(args: argparse.Namespace) -> None:
     how = orientation(list(given["score"]), args.higher_is_consistent == "true")
     table = score_table(pd.read_parquet(args.sentences), given, how, file=args.function)
     job = {"door": "python", "function": args.function, "orientation": how, "batch_size": args.batch_size}
-    write_job(args, args.scorer, table, {"examples_scored": len(table), **sampled}, time.perf_counter() - started, **job)
+    write_job(args, args.scorer, table, {"examples": len(table), **sampled}, time.perf_counter() - started, **job)
 
 
 def run_published(args: argparse.Namespace) -> None:

@@ -424,6 +424,7 @@ def check_custom_scorers(
     problems: list[str] = []
     warnings: list[str] = []
     localising: list[str] = []
+    changed = False
     data_dir = Path(data_dir)
     for name, scorer in sorted(scorers.items()):
         files = [Path(path) for path in scorer.scores.values()] + [data_dir / f"{b}.parquet" for b in scorer.scores]
@@ -438,9 +439,10 @@ def check_custom_scorers(
             if found:
                 continue
             checked[name] = {"stamp": stamp, "warnings": warned, "localises": localises}
+            changed = True
         warnings += checked[name]["warnings"]
         localising += [name] if checked[name]["localises"] else []
-    if cache_file:
+    if cache_file and changed:
         write_json(checked, cache_file)
     if problems:
         raise ConfigError("\n".join([*problems, f"{len(problems)} problem(s) with scorers.custom: nothing was run"]))
