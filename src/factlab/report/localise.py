@@ -287,14 +287,15 @@ def sentence_entry(detail: Mapping[str, Any]) -> tuple[dict[str, Any], str | Non
 
 
 def unit_entries(units: Iterable[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[str]]:
-    """(sentences, QAs, evidence kinds) of a QASemConsistency units column: a sentence unit becomes a sentence of the
-    page (its span), a QA unit a QA with its predicate and answer spans; both take the unit's score as support."""
+    """(sentences, QAs, evidence kinds) of a units column (QASemConsistency's, or a user scorer's spans): a sentence or
+    span unit becomes a region of the page's output (its span), a QA unit a QA with its predicate and answer spans;
+    each takes the unit's score as support."""
     sentences, qas, kinds = [], [], set()
     for unit in units:
         spans = [[int(start), int(end)] for start, end in unit["output_spans"]]
         entry, kind = sentence_entry({**unit, "start": 0, "end": 0, "support": unit["score"]})
         kinds.update([kind] if kind else [])
-        if unit["unit"] == "sentence":
+        if unit["unit"] in ("sentence", "span"):
             sentences.append(entry | {"start": spans[0][0], "end": spans[0][1]})
         else:
             qas.append(

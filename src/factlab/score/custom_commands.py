@@ -120,7 +120,11 @@ def score_table(sentences: pd.DataFrame, given: pd.DataFrame, how: str, *, file:
         if has_spans:
             spans = record["spans"] or []
             row["units"] = [
-                {"output_spans": [[int(span[0]), int(span[1])]], "score": oriented(span[2], how) if len(span) == 3 else 0.0}
+                {
+                    "unit": "span",
+                    "output_spans": [[int(span[0]), int(span[1])]],
+                    "score": oriented(span[2], how) if len(span) == 3 else 0.0,
+                }
                 for span in spans
             ]
         rows.append(row)
