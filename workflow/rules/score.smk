@@ -53,6 +53,15 @@ TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 SUMMAC_MODEL = param("score.summac_zs.model")
 TRAINED_SUMMAC = SUMMAC_MODEL == "trained"
 SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
+# SummaC-ZS's reading of NLI, for its own jobs and a user's NLI model (score_nli_model)
+SUMMAC_ZS_SETTINGS = json.dumps(
+    {
+        key: value
+        for key, value in param("score.summac_zs").items()
+        if key not in SUMMAC_MODEL_KEYS
+    },
+    sort_keys=True,
+)
 ALL_CORES = 1024
 # Validation benchmarks the chunk size and aggregation are tuned on: those of the list that are preprocessed.
 ALIGNSCORE_TUNING = param("score.alignscore.tuning")
@@ -168,14 +177,7 @@ rule score_summac_zs:
         model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
         entailment_label=param("score.summac_zs.entailment_label"),
         contradiction_label=param("score.summac_zs.contradiction_label"),
-        settings=json.dumps(
-            {
-                key: value
-                for key, value in param("score.summac_zs").items()
-                if key not in SUMMAC_MODEL_KEYS
-            },
-            sort_keys=True,
-        ),
+        settings=SUMMAC_ZS_SETTINGS,
         max_examples=PREPROCESS_MAX_EXAMPLES,
         sample=lambda wildcards: sample_arguments("summac_zs", wildcards.benchmark),
         shards=SCORE_SHARDS,
@@ -870,14 +872,7 @@ rule score_nli_model:
         contradiction_label=lambda wildcards: CUSTOM_SCORERS[
             wildcards.scorer
         ].contradiction_label,
-        settings=json.dumps(
-            {
-                key: value
-                for key, value in param("score.summac_zs").items()
-                if key not in SUMMAC_MODEL_KEYS
-            },
-            sort_keys=True,
-        ),
+        settings=SUMMAC_ZS_SETTINGS,
         max_examples=PREPROCESS_MAX_EXAMPLES,
         shards=SCORE_SHARDS,
         token_budget=param("score.engine.token_budget"),

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import add_bootstrap_arguments, write_report
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
-from factlab.metaeval.analyses.score_tables import read_score_tables
+from factlab.metaeval.analyses.score_tables import add_score_table_arguments, read_score_tables
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.variants import PAIRED_TEST
@@ -74,11 +74,7 @@ COLUMNS = (
 
 def register(commands: Any) -> None:
     detection = commands.add_parser("detection", help="AUC, ECE and balanced accuracy of factlab's scorers")
-    detection.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/<scorer>.parquet")
-    detection.add_argument(
-        "--sampled-scores", nargs="*", default=[], help="score tables of a seeded sample of their benchmark (score.sample)"
-    )
-    detection.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of the same benchmarks")
+    add_score_table_arguments(detection)
     detection.add_argument("--validation", nargs="*", default=[], help="benchmarks whose scores tune the val_tuned threshold")
     detection.add_argument(
         "--groups",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_bootstrap_arguments
 from factlab.io import write_json, write_text
-from factlab.metaeval.analyses.score_tables import read_score_tables
+from factlab.metaeval.analyses.score_tables import add_score_table_arguments, read_score_tables
 from factlab.metaeval.arguments import headline_number
 
 if TYPE_CHECKING:
@@ -27,11 +27,7 @@ LOG = logging.getLogger(__name__)
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("leaderboard", help="every scorer's AUC against each benchmark's best built-in scorer")
-    parser.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/<scorer>.parquet")
-    parser.add_argument(
-        "--sampled-scores", nargs="*", default=[], help="score tables of a seeded sample of their benchmark (score.sample)"
-    )
-    parser.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of the same benchmarks")
+    add_score_table_arguments(parser)
     parser.add_argument("--builtin", nargs="*", default=[], help="the built-in scorers (score.scorers); others are a user's")
     parser.add_argument("--published", nargs="*", default=[], help="released scores of published metrics (score.published)")
     parser.add_argument("--validation", nargs="*", default=[], help="benchmarks that tuned thresholds: not ranked")

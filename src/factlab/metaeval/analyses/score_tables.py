@@ -3,6 +3,7 @@ benchmark's labels and documents (`factlab metaeval detection`, `leaderboard`, `
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +12,15 @@ from factlab.errors import FactlabError
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+def add_score_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """--scores, --sampled-scores and --data: the score tables `read_score_tables` reads and their benchmarks."""
+    parser.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/<scorer>.parquet")
+    parser.add_argument(
+        "--sampled-scores", nargs="*", default=[], help="score tables of a seeded sample of their benchmark (score.sample)"
+    )
+    parser.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of the same benchmarks")
 
 
 def labelled_scores(data: pd.DataFrame, scores: pd.DataFrame, groups: Sequence[str] = ()) -> pd.DataFrame:
