@@ -55,3 +55,31 @@ def test_the_command_writes_a_png_and_names_a_missing_column(tmp_path, capsys) -
         read_tuning(broken)
     assert main([*arguments, "--table", str(broken), "--out", str(tmp_path / "other.png")]) != 0
     assert "pairs" in capsys.readouterr().err and not (tmp_path / "other.png").exists()
+
+
+def test_the_pre_rankers_rows_leave_the_grid_as_it_was_and_the_chosen_reading_is_crossed() -> None:
+    """The candidates' rows (top_chunks > 0) are not grid cells: the lines, star and cost read the grid only; the
+    chosen reading (the chosen cell with its top_chunks) is crossed at its macro AUC."""
+    grid = read_tuning(FIXTURES / "alignscore_tuning.csv").assign(top_chunks=0, pairs_left_out=0)
+    choice = json.loads((FIXTURES / "alignscore_choice.json").read_text())
+    cell = grid[
+        (grid["support_head"] == choice["support_head"])
+        & (grid["words_per_chunk"] == choice["words_per_chunk"])
+        & (grid["aggregation"] == choice["aggregation"])
+    ]
+    candidates = cell.assign(top_chunks=1, roc_auc=0.99, pairs=1, pairs_left_out=cell["pairs"] - 1)
+    plain = alignscore_tuning_figure(grid, choice)
+    chosen = choice | {"top_chunks": 1, "chosen_mean_roc_auc": 0.99, "exhaustive_mean_roc_auc": choice["mean_roc_auc"]}
+    crossed = alignscore_tuning_figure(pd.concat([grid, candidates], ignore_index=True), chosen)
+
+    def lines(figure) -> dict[str, tuple]:
+        return {
+            f"{axes.get_title()}|{line.get_label()}|{index}": (tuple(line.get_xdata()), tuple(line.get_ydata()))
+            for axes in figure.axes
+            for index, line in enumerate(axes.get_lines())
+        }
+
+    drawn, before = lines(crossed), lines(plain)
+    (cross,) = [key for key in drawn if "chosen, 1 best chunk per sentence" in key]
+    assert drawn.pop(cross) == ((choice["words_per_chunk"],), (0.99,))
+    assert drawn == before

@@ -61,6 +61,8 @@ rule package_checker:
         data=expand("results/data/{benchmark}.parquet", benchmark=CHECKER_VALIDATION),
         mixture=rules.build_training_mixture.output.report,
         leakage=rules.check_training_leakage.output,
+        # the graph AlignScore's scores were read with, so that the checker reads the model as they did
+        graph=[ALIGNER_GRAPH] if ALIGNSCORE_RUNTIME == "openvino" else [],
         # the token head's validation-tuned reading (WiCE dev, else XSumFaith's validation documents)
         token_reading=(
             rules.fit_token_reading.output if TOKEN_READING_BENCHMARKS else []
@@ -90,11 +92,12 @@ rule package_checker:
             sort_keys=True,
         ),
         uncertain_precision=param("check.uncertain_precision"),
+        graph=lambda wildcards, input: f"--graph {input.graph}" if input.graph else "",
     shell:
         "factlab checker package --aligner {params.aligner} --choice {input.choice} "
         "--validation-scores {input.scores} --validation-data {input.data} --mixture-report {input.mixture} "
         "--leakage {input.leakage} --settings {params.settings:q} {params.token_reading} "
-        "--uncertain-precision {params.uncertain_precision} --out-dir {output} > {log} 2>&1"
+        "--uncertain-precision {params.uncertain_precision} {params.graph} --out-dir {output} > {log} 2>&1"
 
 
 CHECK_LATENCY = param("check.latency")

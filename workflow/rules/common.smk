@@ -175,6 +175,8 @@ ALIGNER_MODEL = {
     "config": f"{ALIGNER_DIR}/aligner.json",
     "encoder_config": f"{ALIGNER_DIR}/encoder/config.json",
 }
+# The same network as an ONNX graph (train.smk's export_aligner_graph): what OpenVINO runs (score.alignscore.runtime).
+ALIGNER_GRAPH = f"{ALIGNER_DIR}/model.onnx"
 
 
 # SummaC-Conv's histogram head: fitted by score.smk (fit_summac_conv) on the NLI matrices of score.summac_zs's backbone.

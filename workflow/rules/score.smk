@@ -1,8 +1,9 @@
 # Score: factlab's scorers on every preprocessed benchmark. Commands: `factlab score …` (src/factlab/score/).
 #   results/score/<benchmark>/alignscore.parquet        example_id, score, per-sentence detail (best chunk and its span)
 #   results/score/<benchmark>/reports/alignscore.json   engine counts (pairs, duplicates, padding, premise cuts), pairs/s
-#   results/score/alignscore_tuning.csv                 AUC of each (words per chunk, aggregation, support head) per validation benchmark
-#   results/score/alignscore_choice.json                the cell every score_alignscore job uses (chosen on validation only)
+#   results/score/alignscore_tuning.csv                 AUC of each (words per chunk, aggregation, support head) per validation benchmark,
+#                                                       and of the chosen cell with each top_chunks candidate (chunks per sentence)
+#   results/score/alignscore_choice.json                the cell and top_chunks every score_alignscore job uses (chosen on validation only)
 #   results/benchmarks/scoring_throughput.json          the engine against AlignScore's reference loop (same weights, pairs)
 
 SCORE_DIR = "results/score/{benchmark}"
@@ -50,6 +51,15 @@ SAMPLED_BENCHMARKS = param("score.sampled_benchmarks")
 param("score.sample")
 ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
+# AlignScore's runtime: OpenVINO reads the trained aligner's ONNX graph on the CPU, as `factlab check` does (the
+# checker's scores are the pipeline's); torch for a hub model or a GPU (config/gpu.yaml).
+ALIGNSCORE_RUNTIME = param("score.alignscore.runtime") if TRAINED_ALIGNER else "torch"
+ALIGNSCORE_MODEL_FILES = (
+    list(ALIGNER_MODEL.values())
+    + ([ALIGNER_GRAPH] if ALIGNSCORE_RUNTIME == "openvino" else [])
+    if TRAINED_ALIGNER
+    else []
+)
 SUMMAC_MODEL = param("score.summac_zs.model")
 TRAINED_SUMMAC = SUMMAC_MODEL == "trained"
 SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
@@ -75,7 +85,7 @@ rule tune_alignscore:
     input:
         data=lambda wildcards: tuning_files("results/data/{benchmark}.parquet"),
         sentences=lambda wildcards: tuning_files(f"{PREPROCESS_DIR}/sentences.parquet"),
-        model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        model=ALIGNSCORE_MODEL_FILES,
         code=code("score", "alignscore-tune"),
     output:
         table="results/score/alignscore_tuning.csv",
@@ -103,11 +113,12 @@ rule tune_alignscore:
         max_batch_pairs=param("score.engine.max_batch_pairs"),
         precision=param("score.engine.precision"),
         device=param("score.device"),
+        runtime=ALIGNSCORE_RUNTIME,
     shell:
         "factlab score alignscore-tune --data {input.data} --sentences {input.sentences} --max-examples {params.max_examples} "
         "--model {params.model:q} --entailment-label {params.entailment_label:q} --settings {params.settings:q} "
         "--chunk-policy {params.chunk_policy} --token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} "
-        "--precision {params.precision} --threads {threads} --device {params.device} "
+        "--precision {params.precision} --threads {threads} --device {params.device} --runtime {params.runtime} "
         "--out-table {output.table} --out-choice {output.choice} > {log} 2>&1"
 
 
@@ -115,7 +126,7 @@ rule score_alignscore:
     input:
         data="results/data/{benchmark}.parquet",
         sentences=f"{PREPROCESS_DIR}/sentences.parquet",
-        model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
+        model=ALIGNSCORE_MODEL_FILES,
         choice=rules.tune_alignscore.output.choice,
         code=code("score", "alignscore"),
     output:
@@ -142,6 +153,7 @@ rule score_alignscore:
         max_batch_pairs=param("score.engine.max_batch_pairs"),
         precision=param("score.engine.precision"),
         device=param("score.device"),
+        runtime=ALIGNSCORE_RUNTIME,
     shell:
         "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} {params.sample} "
@@ -149,7 +161,7 @@ rule score_alignscore:
         "--model {params.model:q} --entailment-label {params.entailment_label:q} "
         "--choice {input.choice} --chunk-policy {params.chunk_policy} "
         "--token-budget {params.token_budget} --max-batch-pairs {params.max_batch_pairs} --precision {params.precision} "
-        "--threads {threads} --device {params.device} --out {output.scores} --report {output.report} > {log} 2>&1"
+        "--threads {threads} --device {params.device} --runtime {params.runtime} --out {output.scores} --report {output.report} > {log} 2>&1"
 
 
 rule score_summac_zs:

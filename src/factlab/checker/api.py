@@ -56,7 +56,13 @@ class Checker:
     """A loaded checker: `check` scores lists of pairs; the weights load once, at the first pair scored."""
 
     def __init__(
-        self, model: str | Path | None = None, *, device: str = "auto", threads: int = 0, progress: bool = False
+        self,
+        model: str | Path | None = None,
+        *,
+        device: str = "auto",
+        threads: int = 0,
+        progress: bool = False,
+        runtime: str = "auto",
     ) -> None:
         from factlab.models.loading import load_pair_scorer
         from factlab.runtime import set_threads
@@ -65,8 +71,22 @@ class Checker:
         set_threads(threads)
         self.progress = progress
         started = time.perf_counter()
-        self.scorer = load_pair_scorer(self.model, device=device, entailment_label=self.settings.entailment_label)
+        self.scorer = load_pair_scorer(
+            self.model, device=device, entailment_label=self.settings.entailment_label, runtime=runtime, threads=threads
+        )
         self.load_seconds = time.perf_counter() - started
+
+    @property
+    def runtime(self) -> str:
+        """What runs the model: openvino (a checker folder's compiled graph, no torch) or torch."""
+        return str(getattr(self.scorer, "runtime", "torch"))
+
+    @property
+    def precision(self) -> str:
+        """fp32 or bf16: the recorded precision as it resolves on this machine (factlab.models.engine)."""
+        from factlab.models.engine import resolve_precision
+
+        return resolve_precision(self.settings.precision, self.scorer.device)
 
     @property
     def threshold(self) -> float:
@@ -197,9 +217,10 @@ def check(
     ids: Sequence[Any] | None = None,
     model: str | Path | None = None,
     device: str = "auto",
+    runtime: str = "auto",
 ) -> pd.DataFrame:
     """Score pairs with a checker loaded for this call (`Checker` to load once for many calls)."""
-    return Checker(model, device=device).check(sources, outputs, ids)
+    return Checker(model, device=device, runtime=runtime).check(sources, outputs, ids)
 
 
 def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, progress: bool) -> pd.DataFrame:
@@ -226,6 +247,7 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
         settings.aggregation,
         settings.support_head,
         localise=True,
+        top_chunks=settings.top_chunks,
     )
     engine = engine_settings(settings, scorer.device, progress=progress)
     scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine)

@@ -34,7 +34,14 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds of the expected balanced accuracy")
     parser.add_argument("--seed", type=int, default=0, help="of the folds and the bootstrap")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
+    parser.add_argument(
+        "--runtime",
+        default="auto",
+        choices=("auto", "torch", "openvino"),
+        help="what runs the model: openvino (the checker folder's model.onnx, no torch) or torch; "
+        "auto: openvino on a CPU where the folder has it",
+    )
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: the runtime's default)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     parser.set_defaults(func=run_calibrate)
 
@@ -77,7 +84,7 @@ def run_calibrate(args: argparse.Namespace) -> None:
         raise FactlabError(f"{args.labelled}: no label column {args.label_column!r} (name yours with --label-column)")
     labels = binary_labels(pairs["label"].tolist(), args.labelled, args.label_column)
     scorable = [not set(judge_flags(s, o)) & set(UNSCORABLE) for s, o in zip(pairs["source"], pairs["output"], strict=True)]
-    checker = Checker(model, device=args.device, threads=args.threads, progress=not args.quiet)
+    checker = Checker(model, device=args.device, threads=args.threads, progress=not args.quiet, runtime=args.runtime)
     scored = score_frame(pairs[scorable], checker.scorer, checker.settings, progress=not args.quiet)
     by_id = dict(zip(scored["example_id"], scored["score"], strict=True))
     kept = [(label, by_id[str(i)]) for i, label, ok in zip(pairs["id"], labels, scorable, strict=True) if ok]

@@ -57,7 +57,14 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
         help="the decision threshold of 'consistent', in [0, 1] (default: the one recorded with the model)",
     )
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
+    parser.add_argument(
+        "--runtime",
+        default="auto",
+        choices=("auto", "torch", "openvino"),
+        help="what runs the model: openvino (the checker folder's model.onnx, no torch) or torch; "
+        "auto: openvino on a CPU where the folder has it",
+    )
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: the runtime's default)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no summary")
     parser.set_defaults(func=run_check)
 
@@ -110,7 +117,7 @@ def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.
     pairs = read_pairs(args.input, columns, format=args.format, warn=warn)
     from factlab.checker.api import Checker  # after the input is read: a bad file fails before torch loads
 
-    checker = Checker(model, device=args.device, threads=args.threads, progress=not args.quiet)
+    checker = Checker(model, device=args.device, threads=args.threads, progress=not args.quiet, runtime=args.runtime)
     if args.threshold is not None:  # every use of the threshold reads the settings: `consistent`, corrections
         checker.settings = replace(
             checker.settings, threshold=args.threshold, threshold_source="--threshold", uncertain_band=None

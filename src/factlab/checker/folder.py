@@ -2,8 +2,9 @@
 
     results/checker/model/
       model.safetensors, aligner.json, encoder/   the alignment model (as results/models/aligner/)
-      checker.json                                 how to read it: chunk size, chunk policy, support head and
-                                                   aggregation (AlignScore's tuning), the sentence splitter, the
+      checker.json                                 how to read it: chunk size, chunk policy, support head,
+                                                   aggregation and chunks scored per output sentence
+                                                   (AlignScore's tuning), the sentence splitter, the
                                                    engine's batching and precision, and the decision threshold
                                                    chosen on validation data
       README.md                                    the model card
@@ -40,6 +41,7 @@ class CheckerSettings:
     chunk_policy: str = "reference"
     aggregation: str = "mean"
     support_head: str = "three_way"
+    top_chunks: int = 0  # chunks scored per output sentence, the lexical pre-ranker's best; 0 (cards without it): all
     sentence_splitter: str = "pysbd"
     token_budget: int = 16384
     max_batch_pairs: int = 256

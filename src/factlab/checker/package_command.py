@@ -62,6 +62,11 @@ def register(commands: Any) -> None:
         default=None,
         help="the uncertain band: where, on the validation pairs, neither verdict reaches this precision (none without)",
     )
+    package.add_argument(
+        "--graph",
+        default=None,
+        help="results/models/aligner/model.onnx: the graph AlignScore's scores were read with (OpenVINO), copied in",
+    )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
 
@@ -164,6 +169,7 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
             words_per_chunk=int(choice["words_per_chunk"]),
             aggregation=str(choice["aggregation"]),
             support_head=str(choice["support_head"]),
+            top_chunks=int(choice.get("top_chunks", 0)),
             threshold=round(float(threshold), 6) if threshold is not None else 0.5,
             threshold_source=source,
             token_threshold=tokens.threshold,
@@ -172,7 +178,8 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
             uncertain_band=chosen_on.get("uncertain_band"),
             validation={
                 "threshold": chosen_on,
-                "tuning_mean_roc_auc": choice.get("mean_roc_auc"),
+                "tuning_mean_roc_auc": choice.get("chosen_mean_roc_auc", choice.get("mean_roc_auc")),
+                "tuning_exhaustive_mean_roc_auc": choice.get("exhaustive_mean_roc_auc", choice.get("mean_roc_auc")),
                 "tuning_benchmarks": choice.get("benchmarks", []),
             },
             **args.settings,
@@ -204,11 +211,16 @@ def run_package(args: argparse.Namespace) -> None:
         metrics,
         mixture,
         _read_json(Path(args.leakage)),
+        graph=args.graph is not None,
     )
     with atomic_folder(args.out_dir) as staging:
         for name in ALIGNER_FILES:
             source = aligner / name
             (shutil.copytree if source.is_dir() else shutil.copy2)(source, staging / name)
+        if args.graph is not None:
+            from factlab.models.openvino_aligner import ONNX_FILE
+
+            shutil.copy2(args.graph, staging / ONNX_FILE)
         (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
         (staging / "README.md").write_text(card)
 
@@ -246,6 +258,8 @@ def model_card(
     metrics: dict[str, Any],
     mixture: dict[str, Any],
     leakage: dict[str, Any],
+    *,
+    graph: bool = False,
 ) -> str:
     """The folder's README.md: what the model is, how to use it, what it was trained and chosen on, its limits."""
     train = aligner.get("settings", {})
@@ -271,6 +285,15 @@ def model_card(
         "frame = checker.check(sources, outputs)",
         "```",
         "",
+        *(
+            [
+                "On a CPU the checker runs `model.onnx` (the same network as an ONNX graph) with OpenVINO, without",
+                "importing torch, as the pipeline's AlignScore scoring did; `--runtime torch` reads `model.safetensors`.",
+                "",
+            ]
+            if graph
+            else []
+        ),
         "## How it reads the model (`checker.json`)",
         "",
         "| setting | value |",
@@ -279,9 +302,11 @@ def model_card(
         "",
         f"The threshold: {settings.threshold_source}.",
         *uncertain_lines(settings),
-        "Chunk size, support head and aggregation were chosen by AlignScore's tuning on validation benchmarks "
+        "Chunk size, support head, aggregation and the chunks scored per output sentence (`top_chunks`, the best of a "
+        "lexical pre-ranker; 0: every chunk) were chosen by AlignScore's tuning on validation benchmarks "
         f"({', '.join(settings.validation.get('tuning_benchmarks', [])) or 'none'}; macro-mean ROC AUC "
-        f"{settings.validation.get('tuning_mean_roc_auc')}).",
+        f"{settings.validation.get('tuning_mean_roc_auc')}, every chunk scored "
+        f"{settings.validation.get('tuning_exhaustive_mean_roc_auc')}).",
         "",
         "## Validation metrics (held-out pairs of the training mixture)",
         "",

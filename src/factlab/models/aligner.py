@@ -32,7 +32,6 @@ method which subtracts contradiction can report that it reduces to P(entail) the
 from __future__ import annotations
 
 import copy
-import json
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -44,20 +43,20 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 
 from factlab.errors import FactlabError
-from factlab.io import atomic_path, sha256_file, write_json
+from factlab.io import atomic_path, write_json
+from factlab.models.aligner_folder import (
+    CONFIG_FILE,
+    ENCODER_DIR,
+    WEIGHTS_FILE,
+    aligner_config,
+    aligner_identity,
+    check_aligner_folder,
+)
+from factlab.models.protocols import ALIGNED, ERROR_TYPES
 from factlab.runtime import load_encoder, load_tokenizer, select_device
 
 PACKAGED_BACKBONE = "minilm"
-WEIGHTS_FILE = "model.safetensors"
-CONFIG_FILE = "aligner.json"
-ENCODER_DIR = "encoder"
-ALIGNED, NEUTRAL, CONTRADICT = 0, 1, 2  # the 3-way head's classes (AlignScore's order)
 HEADS = ("three_way", "binary", "regression")
-# The error-type head's classes: FRANK's typology (Pagnoni et al., 2021) as far as factlab's synthetic edits teach
-# it (factlab.train.token_labels.ERROR_TYPE_OF): entity, circumstance (number, date, place), predicate/relation,
-# coreference (pronoun) and out-of-article errors. FRANK's discourse-link and grammar errors have no edit that
-# makes them, so the head cannot name them.
-ERROR_TYPES = ("EntE", "CircE", "RelE", "CorefE", "OutE")
 
 
 @dataclass(frozen=True)
@@ -176,6 +175,8 @@ class AlignerScorer:
     """A trained aligner as a `PairScorer`: support = P(aligned) of the 3-way head; probabilities = its softmax."""
 
     has_contradiction = True
+    reads_aligner_heads = True  # factlab.models.protocols.reads_aligner_heads
+    runtime = "torch"
 
     def __init__(self, network: AlignerNetwork, tokenizer: Any, device: str = "auto", identity: str = "") -> None:
         self.device = select_device(device)
@@ -254,11 +255,6 @@ class DeferredAlignerScorer(AlignerScorer):
         return getattr(self, name)
 
 
-def aligner_identity(model_dir: str | Path) -> str:
-    """The cache identity of a trained aligner: its weights' hash."""
-    return f"aligner:{sha256_file(Path(model_dir) / WEIGHTS_FILE)}"
-
-
 def save_aligner(network: AlignerNetwork, tokenizer: Any, model_dir: str | Path, settings: dict[str, Any]) -> None:
     folder = Path(model_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -271,20 +267,12 @@ def save_aligner(network: AlignerNetwork, tokenizer: Any, model_dir: str | Path,
     write_json({"aligner": asdict(network.config), "settings": settings}, folder / CONFIG_FILE)
 
 
-def check_aligner_folder(model_dir: str | Path) -> Path:
-    folder = Path(model_dir)
-    missing = [name for name in (WEIGHTS_FILE, CONFIG_FILE, ENCODER_DIR) if not (folder / name).exists()]
-    if missing:
-        raise FactlabError(f"{folder} is not a trained aligner: it lacks {missing}")
-    return folder
-
-
 def load_aligner(model_dir: str | Path) -> tuple[AlignerNetwork, Any]:
     from transformers import AutoConfig, AutoTokenizer
 
     folder = check_aligner_folder(model_dir)
     os.environ["HF_HUB_OFFLINE"] = "1"  # everything is in the folder
-    config = AlignerConfig(**json.loads((folder / CONFIG_FILE).read_text())["aligner"])
+    config = AlignerConfig(**aligner_config(folder))
     encoder_config = AutoConfig.from_pretrained(folder / ENCODER_DIR)
     encoder = auto_encoder(copy.deepcopy(encoder_config))
     network = AlignerNetwork(encoder, config)

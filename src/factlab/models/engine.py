@@ -15,7 +15,9 @@ through the same loop (`_score`), so both get everything below. The engine
   same to the last bit whatever else is scored with it (alone, inside a file of thousands, in any order), and
   padding stays small, not everything to 512;
 - runs under `torch.inference_mode`, in bf16 autocast when asked (`precision`: bf16, or auto where
-  the device has native bf16, `resolve_precision`; CPU or CUDA), fp32 otherwise.
+  the device has native bf16, `resolve_precision`; CPU or CUDA), fp32 otherwise; a scorer of a compiled runtime
+  (factlab.models.openvino_aligner: `runs_on_arrays`) takes numpy batches in its own `inference(precision)`
+  context, so that this module imports torch only where a torch model runs.
   A bf16 score is cached under its own key: it never answers for an fp32 one.
 
 Cache entries of the two kinds never mix: a distribution is keyed with its kind (and the scorer's
@@ -38,18 +40,22 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
-import torch
 from tqdm import tqdm
 
 from factlab.batching import width_batches
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer
+from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer, PairScorer, runs_on_arrays
 from factlab.runtime import PRECISIONS
+
+if TYPE_CHECKING:  # torch loads where a torch model runs: a compiled runtime's check never imports it
+    import torch
+
+    Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # a scorer's support or probabilities
 
 LOG = logging.getLogger(__name__)
 # CPU flags of native bf16 arithmetic (Linux /proc/cpuinfo): x86 AVX512-BF16 or AMX, Arm's BF16 extension.
@@ -57,7 +63,6 @@ NATIVE_BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 SUPPORT, DISTRIBUTION = "support", "distribution"
 READBACK_BATCHES = 32  # batches in flight on a GPU before their answers are copied back (a few kB each)
 Kind = Literal["support", "distribution"]
-Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # a scorer's support or probabilities
 
 
 @cache
@@ -80,6 +85,8 @@ def native_bf16(device: torch.device) -> bool:
     """Whether `device` does bf16 matrix arithmetic in hardware: CUDA's own answer, or a CPU flag.
     Without it, bf16 autocast on a CPU is emulated: slower than fp32."""
     if device.type == "cuda":
+        import torch
+
         return bool(torch.cuda.is_bf16_supported())
     return device.type == "cpu" and bool(cpu_flags() & NATIVE_BF16_CPU_FLAGS)
 
@@ -96,6 +103,8 @@ def resolve_precision(precision: str, device: torch.device) -> str:
 def autocast_context(precision: str, device: torch.device) -> contextlib.ExitStack:
     """bf16 autocast on `device` when `precision` resolves to bf16, else nothing: the training loops'
     forward passes run inside one (weights, gradients and the optimiser stay fp32)."""
+    import torch
+
     stack = contextlib.ExitStack()
     if resolve_precision(precision, device) == "bf16":
         stack.enter_context(torch.autocast(device.type, dtype=torch.bfloat16))
@@ -105,6 +114,8 @@ def autocast_context(precision: str, device: torch.device) -> contextlib.ExitSta
 def inference_context(precision: str, device: torch.device) -> contextlib.ExitStack:
     """`torch.inference_mode` and `autocast_context`: every model forward of the score stage (the
     engine's, the embedding baselines') runs inside one."""
+    import torch
+
     stack = contextlib.ExitStack()
     stack.enter_context(torch.inference_mode())
     stack.enter_context(autocast_context(precision, device))
@@ -363,8 +374,42 @@ def _encode_pairs(tokenizer: Any, pairs: Sequence[tuple[str, str]], max_length: 
 def pad_batch(
     encoded: EncodedPairs, rows: Sequence[int], pad_id: int, device: torch.device, width: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Ids, attention mask and token types of `encoded`'s `rows`, right-padded to `width` (default: the longest row),
-    on `device`.
+    """`pad_arrays` as torch tensors on `device`."""
+    import torch
+
+    non_blocking = device.type == "cuda"
+    return tuple(  # type: ignore[return-value]
+        torch.from_numpy(array).to(device, non_blocking=non_blocking) for array in pad_arrays(encoded, rows, pad_id, width)
+    )
+
+
+def batch_inputs(
+    encoded: EncodedPairs, rows: Sequence[int], scorer: PairScorer, width: int | None = None
+) -> tuple[Any, Any, Any]:
+    """A batch as `scorer` takes it: numpy arrays for a compiled runtime, else torch tensors on its device."""
+    pad_id = scorer.tokenizer.pad_token_id
+    if runs_on_arrays(scorer):
+        return pad_arrays(encoded, rows, pad_id, width)
+    return pad_batch(encoded, rows, pad_id, scorer.device, width)
+
+
+def run_context(scorer: PairScorer, precision: str) -> contextlib.AbstractContextManager[Any]:
+    """Where `scorer`'s forwards run: a compiled runtime's own `inference(precision)`, else `inference_context`."""
+    if runs_on_arrays(scorer):
+        return scorer.inference(precision)  # type: ignore[attr-defined]
+    return inference_context(precision, scorer.device)
+
+
+def host_array(values: Any) -> np.ndarray:
+    """A forward's answer as a float numpy array on the host (a torch tensor is copied back; an array stays)."""
+    return values if isinstance(values, np.ndarray) else values.float().cpu().numpy()
+
+
+def pad_arrays(
+    encoded: EncodedPairs, rows: Sequence[int], pad_id: int, width: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ids, attention mask and token types (int64) of `encoded`'s `rows`, right-padded to `width` (default: the
+    longest row).
     Each cell says which segment it reads (prefix, premise, middle, hypothesis, suffix, padding) and where: a few
     whole-array numpy operations, no Python per row or per piece."""
     template = encoded.template
@@ -396,11 +441,7 @@ def pad_batch(
     ids[in_hypothesis] = encoded.hypothesis_pool[hypothesis_cell[in_hypothesis]]
     mask = column < end
     types = np.where(column < hypothesis_from, template.type_a, template.type_b) * mask
-    non_blocking = device.type == "cuda"
-    return tuple(  # type: ignore[return-value]
-        torch.from_numpy(np.ascontiguousarray(array, dtype=np.int64)).to(device, non_blocking=non_blocking)
-        for array in (ids, mask, types)
-    )
+    return tuple(np.ascontiguousarray(array, dtype=np.int64) for array in (ids, mask, types))  # type: ignore[return-value]
 
 
 def two_rows_at_least(rows: Sequence[int]) -> list[int]:
@@ -474,17 +515,17 @@ def _score(
     # nothing to score: no batch, and no read of the model (a deferred scorer then never loads its weights)
     batches = width_batches(lengths, settings.max_batch_pairs, settings.token_budget, scorer.max_length) if lengths else []
     shapes: list[tuple[int, int]] = []
-    answers: list[tuple[list[int], torch.Tensor]] = []
-    with inference_context(precision, scorer.device):
+    answers: list[tuple[list[int], Any]] = []
+    with run_context(scorer, precision):
         for batch, width in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
-            ids, mask, types = pad_batch(encoded, two_rows_at_least(batch), scorer.tokenizer.pad_token_id, scorer.device, width)
+            ids, mask, types = batch_inputs(encoded, two_rows_at_least(batch), scorer, width)  # type: ignore[arg-type]
             shapes.append(tuple(ids.shape))
             answer = forward(ids, mask, types)[: len(batch)]
             if kind == DISTRIBUTION:
                 _check_distribution_shape(answer, len(batch))
             # Read back later on a GPU (READBACK_BATCHES at a time): the next batches are padded and queued while
             # this one computes, instead of the CPU waiting for each batch and the GPU then idling while it pads.
-            answers.append((batch, answer.float()))
+            answers.append((batch, answer if isinstance(answer, np.ndarray) else answer.float()))
             if len(answers) >= READBACK_BATCHES or scorer.device.type != "cuda":
                 _store_answers(answers, encoded, todo_keys, kind, cache)
         _store_answers(answers, encoded, todo_keys, kind, cache)
@@ -514,18 +555,18 @@ def _score(
 
 
 def _store_answers(
-    answers: list[tuple[list[int], torch.Tensor]], encoded: EncodedPairs | None, keys: list[str], kind: Kind, cache: PairCache
+    answers: list[tuple[list[int], Any]], encoded: EncodedPairs | None, keys: list[str], kind: Kind, cache: PairCache
 ) -> None:
     """Copy the batches' answers to the CPU and into the cache; empties `answers`."""
     for batch, answer in answers:
         assert encoded is not None  # answers exist only for encoded pairs
         premise_cut, hypothesis_cut = encoded.premise_cut[batch].tolist(), encoded.hypothesis_cut[batch].tolist()
-        for index, value, p_cut, h_cut in zip(batch, answer.cpu().numpy(), premise_cut, hypothesis_cut, strict=True):
+        for index, value, p_cut, h_cut in zip(batch, host_array(answer), premise_cut, hypothesis_cut, strict=True):
             cache.store(kind, keys[index], value, p_cut, h_cut)
     answers.clear()
 
 
-def _check_distribution_shape(values: torch.Tensor, rows: int) -> None:
+def _check_distribution_shape(values: Any, rows: int) -> None:
     """A distribution has three columns: anything else would be cached, mislabelled, under every key of the batch."""
     expected = (rows, len(DISTRIBUTION_CLASSES))
     if tuple(values.shape) != expected:
@@ -544,6 +585,8 @@ def reference_distributions(scorer: DistributionScorer, pairs: Iterable[tuple[st
 
 
 def _reference_loop(scorer: PairScorer, forward: Forward, pairs: Iterable[tuple[str, str]], pad_to: int) -> np.ndarray:
+    import torch
+
     tokenizer = scorer.tokenizer
     out = []
     with torch.inference_mode():

@@ -12,13 +12,12 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import torch
-
 from factlab.errors import ConfigError
-from factlab.models.aligner import ALIGNED, AlignerScorer
-from factlab.models.protocols import PairScorer
+from factlab.models.protocols import ALIGNED, PairScorer, reads_aligner_heads, runs_on_arrays
+from factlab.models.token_memo import on_host
 
 if TYPE_CHECKING:
+    from factlab.models.aligner import AlignerScorer
     from factlab.models.token_memo import TokenMemo
 
 SUPPORT_HEADS = ("three_way", "binary")
@@ -41,12 +40,12 @@ class SharedForward:
         self.aligner = aligner
         self.heads = tuple(heads)
         self.memo = memo
-        self._pending: dict[str, dict[str, torch.Tensor]] = {}
+        self._pending: dict[str, dict[str, Any]] = {}
 
     def view(self, head: str) -> PairScorer:
         return HeadView(self, head)
 
-    def support(self, head: str, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> torch.Tensor:
+    def support(self, head: str, ids: Any, mask: Any, types: Any | None) -> Any:
         # one head keeps nothing for later, so its batches need no key (hashing would copy a CUDA batch to the host)
         key = _batch_key(ids, mask, types) if len(self.heads) > 1 else ""
         waiting = self._pending.get(key)
@@ -55,17 +54,29 @@ class SharedForward:
             if not waiting:
                 del self._pending[key]
             return value
-        logits = self.aligner.network(ids, mask, types if self.aligner.token_types else None)
-        if self.memo is not None:
-            self.memo.record(ids, mask, types, logits)
-        supports = {  # the 3-way reading is AlignerScorer.support's; aligner.py is the training's code input, so not edited
-            "three_way": torch.softmax(logits["three_way"].float(), dim=-1)[:, ALIGNED],
-            "binary": torch.softmax(logits["binary"].float(), dim=-1)[:, BINARY_ALIGNED],
-        }
+        supports = self.read(ids, mask, types)
         others = {other: supports[other] for other in self.heads if other != head}
         if others:
             self._pending[key] = others
         return supports[head]
+
+    def read(self, ids: Any, mask: Any, types: Any | None) -> dict[str, Any]:
+        """Every support head's reading of one batch (one forward), kept in the memo with the token and type heads'."""
+        if runs_on_arrays(self.aligner):  # a compiled aligner reads its heads itself (factlab.models.openvino_aligner)
+            readings = self.aligner.readings(ids, mask, types)  # type: ignore[attr-defined]
+            if self.memo is not None:
+                three_way, unsupported, error_types = (readings.get(name) for name in ("three_way", "unsupported", "error_type"))
+                self.memo.record_readings(ids, mask, types, three_way, unsupported, error_types)
+            return {"three_way": readings["three_way"][:, ALIGNED], "binary": readings["binary"][:, BINARY_ALIGNED]}
+        import torch
+
+        logits = self.aligner.network(ids, mask, types if self.aligner.token_types else None)
+        if self.memo is not None:
+            self.memo.record(ids, mask, types, logits)
+        return {  # the 3-way reading is AlignerScorer.support's
+            "three_way": torch.softmax(logits["three_way"].float(), dim=-1)[:, ALIGNED],
+            "binary": torch.softmax(logits["binary"].float(), dim=-1)[:, BINARY_ALIGNED],
+        }
 
 
 class HeadView:
@@ -78,23 +89,27 @@ class HeadView:
         self.tokenizer: Any = aligner.tokenizer
         self.max_length = aligner.max_length
         self.device = aligner.device
+        self.runtime = aligner.runtime
         self.identity = aligner.identity if head == "three_way" else f"{aligner.identity}:{head}"
 
-    def support(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None) -> torch.Tensor:
+    def support(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None) -> Any:
         return self.shared.support(self.head, input_ids, attention_mask, token_type_ids)
 
+    def inference(self, precision: str) -> Any:
+        return self.shared.aligner.inference(precision)  # type: ignore[attr-defined]  # a compiled runtime's (engine.run_context)
 
-def _batch_key(ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> str:
+
+def _batch_key(ids: Any, mask: Any, types: Any | None) -> str:
     digest = hashlib.sha1()
     for tensor in (ids, mask, types):
-        digest.update(b"none" if tensor is None else repr(tuple(tensor.shape)).encode() + tensor.cpu().numpy().tobytes())
+        digest.update(b"none" if tensor is None else repr(tuple(tensor.shape)).encode() + on_host(tensor).tobytes())
     return digest.hexdigest()
 
 
 def head_readers(scorer: PairScorer, heads: Sequence[str]) -> dict[str, PairScorer]:
     """`scorer` read through each of `heads` (readable_heads'), a trained aligner's heads sharing its forwards."""
-    if isinstance(scorer, AlignerScorer) and len(heads) > 1:
-        shared = SharedForward(scorer, heads)
+    if reads_aligner_heads(scorer) and len(heads) > 1:
+        shared = SharedForward(scorer, heads)  # type: ignore[arg-type]
         return {head: shared.view(head) for head in heads}
     return {head: with_support_head(scorer, head) for head in heads}
 
@@ -108,9 +123,9 @@ def with_support_head(scorer: PairScorer, head: str) -> PairScorer:
         return scorer if scorer.head == head else scorer.shared.view(head)
     if head == "three_way":
         return scorer
-    if not isinstance(scorer, AlignerScorer):
+    if not reads_aligner_heads(scorer):
         raise ConfigError(f"support head {head!r} needs a trained aligner; the model is {scorer.identity} (use three_way)")
-    return SharedForward(scorer, (head,)).view(head)
+    return SharedForward(scorer, (head,)).view(head)  # type: ignore[arg-type]
 
 
 def readable_heads(scorer: PairScorer, heads: Sequence[str]) -> list[str]:
@@ -118,4 +133,4 @@ def readable_heads(scorer: PairScorer, heads: Sequence[str]) -> list[str]:
     unknown = sorted(set(heads) - set(SUPPORT_HEADS))
     if unknown:
         raise ConfigError(f"unknown support heads {unknown}; expected among {SUPPORT_HEADS}")
-    return [head for head in heads if head == "three_way" or isinstance(scorer, AlignerScorer)]
+    return [head for head in heads if head == "three_way" or reads_aligner_heads(scorer)]

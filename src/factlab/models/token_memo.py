@@ -14,11 +14,16 @@ and the engine's masked padding leaves a row's outputs as they are in a batch of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
-from factlab.models.aligner import AlignerScorer, token_probabilities
+from factlab.models.protocols import runs_on_arrays
+
+if TYPE_CHECKING:
+    import torch
+
+    from factlab.models.aligner import AlignerScorer
 
 
 @dataclass
@@ -28,10 +33,15 @@ class RowReading:
     error_types: np.ndarray | None  # the type head's distribution (None without it)
 
 
-def row_keys(ids: torch.Tensor, lengths: list[int], types: torch.Tensor | None) -> list[bytes]:
+def on_host(values: Any) -> np.ndarray:
+    """A batch's ids, mask or token types as a numpy array (a torch tensor is copied back; an array stays)."""
+    return values if isinstance(values, np.ndarray) else values.cpu().numpy()
+
+
+def row_keys(ids: Any, lengths: list[int], types: Any | None) -> list[bytes]:
     """Each row's key: its first `lengths[row]` ids and token types (the unpadded row)."""
-    ids_host = ids.cpu().numpy()
-    types_host = types.cpu().numpy() if types is not None else None
+    ids_host = on_host(ids)
+    types_host = on_host(types) if types is not None else None
     return [
         ids_host[row, :length].tobytes() + (types_host[row, :length].tobytes() if types_host is not None else b"")
         for row, length in enumerate(lengths)
@@ -45,10 +55,27 @@ class TokenMemo:
         self.rows: dict[bytes, RowReading] = {}
 
     def record(self, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None, logits: dict[str, torch.Tensor]) -> None:
+        """Keep a torch aligner's batch: its heads' logits read as the aligner reads them."""
+        import torch
+
+        from factlab.models.aligner import token_probabilities
+
         three_way = torch.softmax(logits["three_way"].float(), dim=-1).cpu().numpy()
         unsupported = token_probabilities(logits["unsupported"]).cpu().numpy()
         error_types = torch.softmax(logits["error_type"].float(), dim=-1).cpu().numpy() if "error_type" in logits else None
-        lengths = mask.sum(dim=1).tolist()
+        self.record_readings(ids, mask, types, three_way, unsupported, error_types)
+
+    def record_readings(
+        self,
+        ids: Any,
+        mask: Any,
+        types: Any | None,
+        three_way: np.ndarray,
+        unsupported: np.ndarray,
+        error_types: np.ndarray | None,
+    ) -> None:
+        """Keep a batch's readings: 3-way distributions, every cell's P(unsupported), type distributions (or None)."""
+        lengths = on_host(mask).sum(axis=1).tolist()
         for row, key in enumerate(row_keys(ids, lengths, types)):
             self.rows[key] = RowReading(
                 three_way[row].copy(),
@@ -56,9 +83,9 @@ class TokenMemo:
                 error_types[row].copy() if error_types is not None else None,
             )
 
-    def lookup(self, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor | None) -> list[RowReading] | None:
+    def lookup(self, ids: Any, mask: Any, types: Any | None) -> list[RowReading] | None:
         """The batch's rows, or None when any of them was not run."""
-        found = [self.rows.get(key) for key in row_keys(ids, mask.sum(dim=1).tolist(), types)]
+        found = [self.rows.get(key) for key in row_keys(ids, on_host(mask).sum(axis=1).tolist(), types)]
         return None if any(reading is None for reading in found) else found  # type: ignore[return-value]
 
 
@@ -73,10 +100,12 @@ class RememberedAligner:
         self.device = aligner.device
         self.identity = aligner.identity
         self.has_type_head = aligner.has_type_head
+        self.runtime = aligner.runtime
 
-    def sequence_and_tokens(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def inference(self, precision: str) -> Any:
+        return self.aligner.inference(precision)  # type: ignore[attr-defined]  # a compiled runtime's (engine.run_context)
+
+    def sequence_and_tokens(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None) -> tuple[Any, Any, Any | None]:
         readings = self.memo.lookup(input_ids, attention_mask, token_type_ids)
         if readings is None:
             return self.aligner.sequence_and_tokens(input_ids, attention_mask, token_type_ids)
@@ -84,8 +113,13 @@ class RememberedAligner:
         for row, reading in enumerate(readings):
             unsupported[row, : len(reading.unsupported)] = reading.unsupported
         types = [reading.error_types for reading in readings]
-        return (
-            torch.from_numpy(np.stack([reading.three_way for reading in readings])),
-            torch.from_numpy(unsupported),
-            torch.from_numpy(np.stack(types)) if all(t is not None for t in types) else None,  # type: ignore[arg-type]
+        answers = (
+            np.stack([reading.three_way for reading in readings]),
+            unsupported,
+            np.stack(types) if all(t is not None for t in types) else None,  # type: ignore[arg-type]
         )
+        if runs_on_arrays(self.aligner):
+            return answers
+        import torch
+
+        return tuple(None if answer is None else torch.from_numpy(answer) for answer in answers)  # type: ignore[return-value]

@@ -13,21 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
 
 from factlab.batching import width_batches
-from factlab.models.aligner import ALIGNED, ERROR_TYPES, AlignerScorer
 from factlab.models.engine import (
     EngineSettings,
+    batch_inputs,
     encode_pairs,
-    inference_context,
-    pad_batch,
+    host_array,
     resolve_precision,
+    run_context,
     scorer_template,
     two_rows_at_least,
 )
+from factlab.models.protocols import ALIGNED, ERROR_TYPES
+
+if TYPE_CHECKING:
+    from factlab.models.aligner import AlignerScorer
 
 
 @dataclass
@@ -63,16 +68,15 @@ def score_tokens(
     precision = resolve_precision(settings.precision, scorer.device)
     lengths = encoded.lengths.tolist()
     batches = width_batches(lengths, settings.max_batch_pairs, settings.token_budget, scorer.max_length)
-    with inference_context(precision, scorer.device):
+    with run_context(scorer, precision):
         for batch, width in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
-            ids, mask, types = pad_batch(encoded, two_rows_at_least(batch), scorer.tokenizer.pad_token_id, scorer.device, width)
+            ids, mask, types = batch_inputs(encoded, two_rows_at_least(batch), scorer, width)
             outputs = scorer.sequence_and_tokens(ids, mask, types)
             probabilities, token_probabilities, type_probabilities = (
-                None if output is None else output[: len(batch)] for output in outputs
+                None if output is None else host_array(output[: len(batch)]) for output in outputs
             )
-            probabilities, token_probabilities = probabilities.cpu().numpy(), token_probabilities.cpu().numpy()
             if error_types is not None and type_probabilities is not None:
-                error_types[batch] = type_probabilities.cpu().numpy()
+                error_types[batch] = type_probabilities
             first = len(template.prefix) + encoded.premise_kept[batch] + len(template.middle)
             for row, index in enumerate(batch):
                 support[index] = probabilities[row, ALIGNED]

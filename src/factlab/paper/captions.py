@@ -359,8 +359,9 @@ FIGURES = {
         "factlab's own chunk-size sweep: AlignScore's ROC AUC (positive = consistent) on the validation benchmarks "
         "against the words per source chunk, one panel per support head of the trained aligner. Thick lines: the "
         "macro mean over the benchmarks, the criterion of the choice, per aggregation over output sentences; thin "
-        "lines: each benchmark; star: the chosen cell; grey squares (right axis, log): the model pairs each chunk size "
-        "costs. No reported benchmark is among them."
+        "lines: each benchmark; star: the chosen cell; cross (where drawn): the chosen cell with each output sentence "
+        "scored against only the chunks a lexical pre-ranker ranks highest, as many as the tuning chose; grey squares "
+        "(right axis, log): the model pairs each chunk size costs. No reported benchmark is among them."
     ),
     "screeneval_reliability": (
         "Reliability diagrams on the 614 ScreenEval summary sentences: per equal-width score bin, the share of "

@@ -1,9 +1,11 @@
 """`factlab paper alignscore-tuning-figure`: factlab's own chunk-size sweep, AlignScore's tuning on validation.
 
 `results/score/alignscore_tuning.csv` holds the ROC AUC of every cell of the grid (support head x words per chunk x
-aggregation) on each validation benchmark; `alignscore_choice.json` the cell chosen by their macro mean. One panel
+aggregation) on each validation benchmark, and of the chosen cell with each `top_chunks` candidate of the lexical
+pre-ranker; `alignscore_choice.json` the cell chosen by their macro mean and its `top_chunks`. One panel
 per support head: per aggregation, the macro-mean AUC against the chunk size (the criterion; thin lines: each
-benchmark's AUC), with the model pairs each size cost (right axis, log), and the chosen cell starred.
+benchmark's AUC), with the model pairs each size cost (right axis, log), the chosen cell starred and, where the
+choice scores fewer than every chunk, its chosen reading's macro AUC crossed.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ def macro_means(table: pd.DataFrame) -> pd.DataFrame:
 def alignscore_tuning_figure(table: pd.DataFrame, choice: dict[str, Any]) -> Figure:
     from factlab.paper.figures import new_grid
 
+    if "top_chunks" in table.columns:  # the grid reads every chunk; the pre-ranker's candidates are in the choice
+        table = table[table["top_chunks"] == 0]
     heads = list(dict.fromkeys(table["support_head"]))
     means = macro_means(table)
     sizes = sorted(table["words_per_chunk"].unique())
@@ -67,6 +71,16 @@ def alignscore_tuning_figure(table: pd.DataFrame, choice: dict[str, Any]) -> Fig
                 & (means["words_per_chunk"] == choice["words_per_chunk"])
             ]
             axes.plot(chosen["words_per_chunk"], chosen["roc_auc"], "*", markersize=16, color="tab:red", label="chosen", zorder=5)
+            if (top := int(choice.get("top_chunks", 0))) > 0:
+                axes.plot(
+                    [choice["words_per_chunk"]],
+                    [choice["chosen_mean_roc_auc"]],
+                    "X",
+                    markersize=9,
+                    color="black",
+                    label=f"chosen, {top} best chunk{'s' if top > 1 else ''} per sentence",
+                    zorder=6,
+                )
         pairs_axes = axes.twinx()
         cost = means[means["support_head"] == head].groupby("words_per_chunk")["pairs"].max()
         pairs_axes.plot(cost.index, cost.to_numpy(), "s:", color=PAIRS_COLOUR, label="model pairs")

@@ -4,7 +4,12 @@ The source is cut into chunks of about `words_per_chunk` words at sentence bound
 (factlab.preprocess.chunking.alignscore_chunks, from the source sentences of the preprocess
 stage), the output into its sentences; every (chunk, sentence) pair goes through the engine in one
 call (deduplicated, length-batched); sentence support = max over chunks, example score = mean over
-sentences (`aggregation: mean`) or min (`min`: one unsupported sentence is enough). Support is read off
+sentences (`aggregation: mean`) or min (`min`: one unsupported sentence is enough). With `top_chunks` k > 0, a
+lexical pre-ranker (`rank_chunks`: how many of the sentence's distinct lower-cased words occur in the chunk, ties
+to the earlier chunk) keeps each sentence's k best chunks and only those pairs are scored (a source of at most k
+chunks is scored whole); the max, the best chunk, the evidence and the token support are then over the chunks
+scored. The ranking reads the sentence and its own source only, so a pair's score never depends on the other
+examples. The tuning chooses k on validation data (factlab.score.tuning); 0 scores every chunk. Support is read off
 the trained aligner's 3-way head (`support_head: three_way`, AlignScore's `nli_sp`) or its binary head
 (`binary`, AlignScore's `bin_sp`); the tuning chooses among them on validation data.
 
@@ -36,10 +41,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from factlab.data.leakage import words
 from factlab.errors import FactlabError
-from factlab.models.aligner import ERROR_TYPES, AlignerScorer
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
-from factlab.models.protocols import PairScorer
+from factlab.models.protocols import ERROR_TYPES, PairScorer, reads_aligner_heads
 from factlab.models.support_heads import SUPPORT_HEADS, SharedForward, with_support_head
 from factlab.models.token_memo import RememberedAligner, TokenMemo
 from factlab.models.token_support import score_tokens
@@ -58,10 +63,13 @@ class AlignScoreSettings:
     support_head: str = "three_way"  # factlab.models.support_heads
     localise: bool = False  # evidence sentences and, with a token head, token support (module docstring)
     evidence_sentences: int = 3  # the best source sentences kept per output sentence
+    top_chunks: int = 0  # chunks scored per output sentence, the pre-ranker's best (`rank_chunks`); 0 = every chunk
 
     def __post_init__(self) -> None:
         if self.words_per_chunk < 1:
             raise FactlabError("alignscore words_per_chunk must be positive")
+        if self.top_chunks < 0:
+            raise FactlabError("alignscore top_chunks must be 0 (every chunk) or positive")
         if self.aggregation not in AGGREGATIONS:
             raise FactlabError(f"unknown alignscore aggregation {self.aggregation!r}; expected one of {AGGREGATIONS}")
         if self.support_head not in SUPPORT_HEADS:
@@ -72,26 +80,46 @@ class AlignScoreSettings:
 class AlignScorePairs:
     outputs: dict[str, list[Sentence]]  # example_id -> output sentences
     chunks: dict[str, list[SentenceChunk]]  # doc_id -> source chunks
-    pairs: list[tuple[str, str]]  # (chunk, sentence) for every sentence of every example and every chunk of its source
-    owners: list[tuple[int, int, int]]  # (example row, sentence index, chunk index) of each pair
+    pairs: list[tuple[str, str]]  # (chunk, sentence) for every sentence of every example and every chunk it scores
+    owners: list[tuple[int, int, int]]  # (example row, sentence index, chunk index in its source) of each pair
+    left_out: int = 0  # (chunk, sentence) pairs the pre-ranker left out (settings.top_chunks)
+
+
+def rank_chunks(sentence: str, chunk_words: Sequence[set[str]]) -> list[int]:
+    """Chunk indices, best first, by lexical overlap with `sentence`: how many of its distinct lower-cased words
+    (factlab.data.leakage.words: `\\w+` runs) occur in the chunk (`chunk_words`: each chunk's word set); ties: the
+    earlier chunk first."""
+    wanted = set(words(sentence))
+    overlap = [len(wanted & chunk) for chunk in chunk_words]
+    return sorted(range(len(chunk_words)), key=lambda index: (-overlap[index], index))
 
 
 def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: AlignScoreSettings) -> AlignScorePairs:
-    """Every (chunk, output sentence) pair AlignScore scores for `examples` (`example_id`, `doc_id`)."""
+    """Every (chunk, output sentence) pair AlignScore scores for `examples` (`example_id`, `doc_id`): every chunk of
+    the source, or the pre-ranker's `top_chunks` best, in source order."""
     sources = sentences_by_owner(sentences, "source", "doc_id")
     outputs = sentences_by_owner(sentences, "output", "example_id")
     chunks: dict[str, list[SentenceChunk]] = {}
     for doc_id in dict.fromkeys(examples["doc_id"].astype(str)):
         chunks[doc_id], _ = alignscore_chunks(sources.get(doc_id, []), settings.words_per_chunk, settings.chunk_policy)
+    chunk_words: dict[str, list[set[str]]] = {}  # per source, read only where the pre-ranker chooses
     pairs: list[tuple[str, str]] = []
     owners: list[tuple[int, int, int]] = []
+    left_out = 0
     ids = zip(examples["example_id"].astype(str), examples["doc_id"].astype(str), strict=True)
     for row, (example_id, doc_id) in enumerate(ids):
+        source = chunks[doc_id]
         for sentence_index, sentence in enumerate(outputs.get(example_id, [])):
-            for chunk_index, chunk in enumerate(chunks[doc_id]):
-                pairs.append((chunk.text, sentence.text))
+            scored: Sequence[int] = range(len(source))
+            if 0 < settings.top_chunks < len(source):
+                if doc_id not in chunk_words:
+                    chunk_words[doc_id] = [set(words(chunk.text)) for chunk in source]
+                scored = sorted(rank_chunks(sentence.text, chunk_words[doc_id])[: settings.top_chunks])
+                left_out += len(source) - len(scored)
+            for chunk_index in scored:
+                pairs.append((source[chunk_index].text, sentence.text))
                 owners.append((row, sentence_index, chunk_index))
-    return AlignScorePairs(outputs, chunks, pairs, owners)
+    return AlignScorePairs(outputs, chunks, pairs, owners, left_out)
 
 
 def best_premises(
@@ -121,7 +149,7 @@ def score_benchmark(
     """AlignScore of every example (`example_id`, `doc_id`) from its preprocessed sentences."""
     job = alignscore_pairs(examples, sentences, settings)
     outputs, chunks, pairs, owners = job.outputs, job.chunks, job.pairs, job.owners
-    reads_tokens = settings.localise and isinstance(scorer, AlignerScorer) and scorer.has_token_head
+    reads_tokens = settings.localise and reads_aligner_heads(scorer) and scorer.has_token_head  # type: ignore[attr-defined]
     memo = TokenMemo() if reads_tokens else None
     reader = with_support_head(scorer, settings.support_head)
     head = settings.support_head
@@ -170,7 +198,12 @@ def score_benchmark(
         if tokens:
             record["tokens"] = [piece for index in range(len(detail)) for piece in tokens[(row, index)]]
         records.append(record)
-    counts = {**result.counts, "examples": len(records), "examples_without_output_sentences": empty_outputs}
+    counts = {
+        **result.counts,
+        "pairs_left_out_by_pre_ranker": job.left_out,
+        "examples": len(records),
+        "examples_without_output_sentences": empty_outputs,
+    }
     if empty_outputs:
         LOG.warning("%d examples have no output sentences: their score is NaN", empty_outputs)
     return pd.DataFrame.from_records(records), counts
@@ -210,7 +243,7 @@ def token_support(
     examples: pd.DataFrame,
     job: AlignScorePairs,
     best: dict[tuple[int, int], tuple[float, int, int]],
-    scorer: AlignerScorer,
+    scorer: Any,  # an aligner with a token head, in any runtime
     engine: EngineSettings | None,
     memo: TokenMemo | None = None,
 ) -> tuple[dict[tuple[int, int], list[dict[str, Any]]], dict[tuple[int, int], dict[str, float]]]:

@@ -30,7 +30,8 @@ def run_alignscore(args: argparse.Namespace) -> None:
 
 
 def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:
-    """AlignScore's settings from the tuning rule's choice (`read_choice`) and the configured chunk policy."""
+    """AlignScore's settings from the tuning rule's choice (`read_choice`) and the configured chunk policy; a choice
+    without `top_chunks` (tuned before the pre-ranker) scores every chunk."""
     from factlab.score.alignscore import AlignScoreSettings
     from factlab.score.tuning import read_choice
 
@@ -42,6 +43,7 @@ def tuned_settings(choice_path: str, chunk_policy: str) -> AlignScoreSettings:
             str(choice["aggregation"]),
             str(choice["support_head"]),
             localise=True,
+            top_chunks=int(choice.get("top_chunks", 0)),
         )
     except KeyError as error:
         raise FactlabError(f"{choice_path}: no field {error.args[0]!r} (written by factlab score alignscore-tune)") from error

@@ -55,6 +55,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token-budget", type=positive_int, required=True)
     parser.add_argument("--max-batch-pairs", type=positive_int, required=True)
     add_device_arguments(parser, precision=True)
+    parser.add_argument(
+        "--runtime",
+        choices=("torch", "openvino"),
+        default="torch",
+        help="what runs a trained aligner: torch, or OpenVINO on its ONNX graph (model.onnx in its folder)",
+    )
 
 
 def job_examples(args: argparse.Namespace) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -110,7 +116,14 @@ def run_pair_job(
 
     started = time.perf_counter()
     examples, sampled = job_examples(args)
-    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label, **labels)
+    scorer = load_pair_scorer(
+        args.model,
+        device=args.device,
+        entailment_label=args.entailment_label,
+        runtime=args.runtime,
+        threads=args.threads,
+        **labels,
+    )
     cache = PairCache.load(pairs_in) if pairs_in else PairCache()
     load_seconds = time.perf_counter() - started
     shared = {"cache": cache} if pairs_in or pairs_out else {}

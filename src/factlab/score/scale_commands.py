@@ -72,7 +72,9 @@ def run_scale_retrieval(args: argparse.Namespace) -> None:
     set_threads(args.threads)
     started = time.perf_counter()
     claims, counts = read_claims(pd.read_parquet(args.data), args.data, settings.retrieval)
-    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
+    scorer = load_pair_scorer(
+        args.model, device=args.device, entailment_label=args.entailment_label, runtime=args.runtime, threads=args.threads
+    )
     if settings.retrieval.group_premise == "windows" and settings.chunk_size > scorer.max_length:
         raise FactlabError(f"score.scale.chunk_size {settings.chunk_size} exceeds the model's max_length {scorer.max_length}")
     premises = window_premises(scorer, settings) if settings.retrieval.group_premise == "windows" else whole_premise

@@ -108,7 +108,9 @@ def run_throughput(args: argparse.Namespace) -> None:
     from factlab.score.alignscore_commands import tuned_settings
 
     set_threads(args.threads)
-    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
+    scorer = load_pair_scorer(
+        args.model, device=args.device, entailment_label=args.entailment_label, runtime=args.runtime, threads=args.threads
+    )
     if args.max_length:
         scorer.max_length = args.max_length  # both paths cut to it: the engine counts its cuts, the reference truncates
     settings = tuned_settings(args.choice, args.chunk_policy)  # the pairs the score stage actually scores

@@ -1,7 +1,8 @@
-"""`factlab score alignscore-tune`: choose AlignScore's chunk size and aggregation on validation benchmarks.
+"""`factlab score alignscore-tune`: choose AlignScore's support head, chunk size, aggregation and the chunks scored per
+output sentence (`top_chunks`) on validation benchmarks.
 
-Writes the AUC of every grid cell on every benchmark (CSV) and the choice (JSON) that
-`factlab score alignscore --choice` reads.
+Writes the AUC of every grid cell and of every `top_chunks` candidate on every benchmark (CSV) and the choice (JSON)
+that `factlab score alignscore --choice` reads.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
 
 
 def register(commands: Any) -> None:
-    tune = commands.add_parser("alignscore-tune", help="choose AlignScore's chunk size and aggregation on validation data")
+    tune = commands.add_parser(
+        "alignscore-tune", help="choose AlignScore's chunk size, aggregation and chunks per sentence on validation data"
+    )
     tune.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of each validation benchmark")
     tune.add_argument("--sentences", nargs="+", required=True, help="<benchmark>/sentences.parquet, same order")
     tune.add_argument("--max-examples", type=max_examples, required=True, help="'all' or N: the examples preprocess kept")
@@ -39,10 +42,10 @@ def register(commands: Any) -> None:
 def run_tuning(args: argparse.Namespace) -> None:
     import pandas as pd
 
-    from factlab.models.engine import engine_settings
+    from factlab.models.engine import PairCache, engine_settings
     from factlab.models.loading import load_pair_scorer
     from factlab.preprocess.benchmark import select_examples
-    from factlab.score.tuning import TuningSettings, choose, sweep
+    from factlab.score.tuning import TuningSettings, choose, choose_top_chunks, sweep, sweep_top_chunks
 
     if len(args.data) != len(args.sentences):
         raise FactlabError(f"--data gives {len(args.data)} files but --sentences {len(args.sentences)}")
@@ -56,10 +59,17 @@ def run_tuning(args: argparse.Namespace) -> None:
             raise FactlabError(f"{sentences_path}: not the sentences of {name} (same order as --data)")
         examples = select_examples(pd.read_parquet(data_path), name, args.max_examples)
         benchmarks[name] = (examples, pd.read_parquet(sentences_path))
-    scorer = load_pair_scorer(args.model, device=args.device, entailment_label=args.entailment_label)
+    scorer = load_pair_scorer(
+        args.model, device=args.device, entailment_label=args.entailment_label, runtime=args.runtime, threads=args.threads
+    )
     engine = engine_settings(args, scorer.device)
-    table = sweep(benchmarks, scorer, settings, args.chunk_policy, engine)
+    cache = PairCache()  # the candidates' pairs are the chosen cell's: all of them scored by the sweep
+    table = sweep(benchmarks, scorer, settings, args.chunk_policy, engine, cache)
     choice = choose(table)  # before writing: a failed choice leaves no partial artefact
+    candidates = sweep_top_chunks(benchmarks, scorer, settings, args.chunk_policy, choice, engine, cache)
+    if not candidates.empty:
+        table = pd.concat([table, candidates], ignore_index=True)
+    choice |= choose_top_chunks(table, choice, settings.max_auc_loss)
     write_text(table.to_csv(index=False), args.out_table)
     write_report(
         {

@@ -4,6 +4,7 @@
 - `aligner-mixture`, `leakage-check`, `aligner`: the alignment model's training mixture, the check
   that no training pair shares an 8-word run with evaluated text (factlab.train.mixture_commands), and its
   training (factlab.train.aligner_commands).
+- `export-graph`: the trained aligner as an ONNX graph for OpenVINO, checked against torch (factlab.train.graph_command).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ COMMAND_MODULES = {
     "leakage-check": "factlab.train.mixture_commands",
     "aligner": "factlab.train.aligner_commands",
     "unpack-mpnet": "factlab.train.encoder_command",
+    "export-graph": "factlab.train.graph_command",
 }
 
 
