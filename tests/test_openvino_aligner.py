@@ -17,7 +17,7 @@ from tiny_aligner import save_tiny_checker
 
 from factlab.checker.folder import CheckerSettings
 from factlab.errors import FactlabError
-from factlab.models.engine import EngineSettings, score_pairs
+from factlab.models.engine import EngineSettings, batch_token_budget, score_pairs
 from factlab.models.loading import aligner_runtime, load_pair_scorer
 from factlab.models.openvino_aligner import ONNX_FILE, OpenVinoAligner, PieceTokenizer, export_onnx
 from factlab.preprocess.benchmark import select_examples, sentence_units
@@ -91,6 +91,14 @@ def test_a_pair_scores_the_same_alone_and_among_others(checker_dir: Path, upstre
     together = score_pairs(graph, pairs, engine).scores
     alone = [score_pairs(OpenVinoAligner(checker_dir), [pair], engine).scores[0] for pair in pairs]
     assert together.tolist() == alone
+
+
+def test_openvino_batches_are_capped_and_torch_batches_are_not(checker_dir: Path) -> None:
+    """OpenVINO's batches stay under its own cap whatever the engine allows; torch's follow the engine."""
+    engine = EngineSettings(token_budget=16384, progress=False)
+    assert batch_token_budget(OpenVinoAligner(checker_dir), engine) == OpenVinoAligner.max_batch_tokens == 4096
+    assert batch_token_budget(OpenVinoAligner(checker_dir), EngineSettings(token_budget=1024)) == 1024
+    assert batch_token_budget(load_pair_scorer(str(checker_dir), device="cpu", runtime="torch"), engine) == 16384
 
 
 def test_check_on_openvino_never_imports_torch(checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path) -> None:

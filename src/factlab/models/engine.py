@@ -400,6 +400,14 @@ def run_context(scorer: PairScorer, precision: str) -> contextlib.AbstractContex
     return inference_context(precision, scorer.device)
 
 
+def batch_token_budget(scorer: PairScorer, settings: EngineSettings) -> int:
+    """Padded tokens per batch: the settings' budget, capped by the scorer's own `max_batch_tokens` where it has one
+    (factlab.models.openvino_aligner). A row's answer does not depend on its batch, so the cap changes memory, not
+    scores."""
+    cap = getattr(scorer, "max_batch_tokens", None)
+    return settings.token_budget if cap is None else min(settings.token_budget, int(cap))
+
+
 def host_array(values: Any) -> np.ndarray:
     """A forward's answer as a float numpy array on the host (a torch tensor is copied back; an array stays)."""
     return values if isinstance(values, np.ndarray) else values.float().cpu().numpy()
@@ -513,7 +521,8 @@ def _score(
     encoded = encode_pairs(scorer.tokenizer, pending, scorer.max_length, scorer_template(scorer)) if todo else None
     lengths = encoded.lengths.tolist() if encoded is not None else []
     # nothing to score: no batch, and no read of the model (a deferred scorer then never loads its weights)
-    batches = width_batches(lengths, settings.max_batch_pairs, settings.token_budget, scorer.max_length) if lengths else []
+    budget = batch_token_budget(scorer, settings)
+    batches = width_batches(lengths, settings.max_batch_pairs, budget, scorer.max_length) if lengths else []
     shapes: list[tuple[int, int]] = []
     answers: list[tuple[list[int], Any]] = []
     with run_context(scorer, precision):

@@ -90,6 +90,7 @@ class HeadView:
         self.max_length = aligner.max_length
         self.device = aligner.device
         self.runtime = aligner.runtime
+        self.max_batch_tokens = getattr(aligner, "max_batch_tokens", None)  # engine.batch_token_budget
         self.identity = aligner.identity if head == "three_way" else f"{aligner.identity}:{head}"
 
     def support(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None) -> Any:

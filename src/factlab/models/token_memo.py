@@ -101,6 +101,7 @@ class RememberedAligner:
         self.identity = aligner.identity
         self.has_type_head = aligner.has_type_head
         self.runtime = aligner.runtime
+        self.max_batch_tokens = getattr(aligner, "max_batch_tokens", None)  # engine.batch_token_budget
 
     def inference(self, precision: str) -> Any:
         return self.aligner.inference(precision)  # type: ignore[attr-defined]  # a compiled runtime's (engine.run_context)

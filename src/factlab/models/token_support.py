@@ -22,6 +22,7 @@ from factlab.batching import width_batches
 from factlab.models.engine import (
     EngineSettings,
     batch_inputs,
+    batch_token_budget,
     encode_pairs,
     host_array,
     resolve_precision,
@@ -67,7 +68,7 @@ def score_tokens(
     error_types = np.zeros((len(pairs), len(ERROR_TYPES)), dtype=np.float64) if scorer.has_type_head else None
     precision = resolve_precision(settings.precision, scorer.device)
     lengths = encoded.lengths.tolist()
-    batches = width_batches(lengths, settings.max_batch_pairs, settings.token_budget, scorer.max_length)
+    batches = width_batches(lengths, settings.max_batch_pairs, batch_token_budget(scorer, settings), scorer.max_length)
     with run_context(scorer, precision):
         for batch, width in tqdm(batches, desc=description, unit="batch", disable=not settings.progress, mininterval=10):
             ids, mask, types = batch_inputs(encoded, two_rows_at_least(batch), scorer, width)
