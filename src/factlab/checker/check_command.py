@@ -92,7 +92,7 @@ def run_check(args: argparse.Namespace) -> None:
         model, settings = resolve_model(args.model, option="--model")
         if settings.toy:
             warn(f"{model} is a toy checker ({settings.toy_reason}): its scores mean nothing")
-        pairs, results = check_input(args, model)
+        pairs, results, reading = check_input(args, model)
         lines = json_lines(results, pairs)
         if to_stdout:
             sys.stdout.write("".join(lines))
@@ -104,11 +104,11 @@ def run_check(args: argparse.Namespace) -> None:
                 tmp.write_text("".join(lines), encoding="utf-8")
     if not args.quiet:
         line = summary(results, "<stdout>" if to_stdout else args.out)
-        print(f"{line}; decisions: {decisions(settings, args.threshold)}", file=sys.stderr)
+        print(f"{line}; decisions: {decisions(settings, args.threshold)}; model read by {reading}", file=sys.stderr)
 
 
-def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The pairs read from the input, and their results."""
+def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The pairs read from the input, their results, and what read the model (runtime and precision)."""
     from dataclasses import replace
 
     from factlab.checker.inputs import Columns, read_pairs
@@ -122,7 +122,7 @@ def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.
         checker.settings = replace(
             checker.settings, threshold=args.threshold, threshold_source="--threshold", uncertain_band=None
         )
-    return pairs, checker.check_pairs(pairs)
+    return pairs, checker.check_pairs(pairs), f"{checker.runtime} in {checker.precision}"
 
 
 def warn(message: str) -> None:
