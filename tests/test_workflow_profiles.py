@@ -155,6 +155,9 @@ def test_the_trainings_and_their_inputs_run_first(tmp_path: Path) -> None:
     # The chunk-size tuning gates every AlignScore and QASemConsistency job: it runs ahead of the scoring jobs.
     (tuning,) = [re.search(r"priority: (\w+)", job) for name, job in named if name == "tune_alignscore"]
     assert tuning and tuning.group(1) == "50"
+    # ... and so does the export of the aligner's graph that it reads (score.alignscore.runtime: openvino)
+    (graph,) = [re.search(r"priority: (\w+)", job) for name, job in named if name == "export_aligner_graph"]
+    assert graph and graph.group(1) == "50"
     assert not any("priority:" in job for name, job in named if name.startswith("score_"))
 
 

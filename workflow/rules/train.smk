@@ -142,7 +142,7 @@ rule export_aligner_graph:
         report=f"{ALIGNER_DIR}/graph_parity.json",
     log:
         "logs/train/export_aligner_graph.log",
-    priority: TRAINING_PATH_PRIORITY
+    priority: TUNING_PATH_PRIORITY  # the tuning reads the graph
     conda:
         CONDA_ENV
     threads: param("score.threads")
