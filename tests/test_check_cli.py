@@ -141,27 +141,68 @@ def test_a_named_label_column_the_file_lacks_is_warned_about(checker_dir: Path, 
 # --- 4. Ctrl-C --------------------------------------------------------------------------------------------------------
 
 
-def test_ctrl_c_exits_130_with_one_line_and_writes_nothing(checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path) -> None:
-    """SIGINT once the check holds its output's lock (it then loads and scores): exit 130, one line, no traceback, no
-    output, no lock and no temporary file left."""
+def interrupted_check(command: list[str], out: Path, *, after_rows: int) -> subprocess.CompletedProcess[str]:
+    """Run `command` and send SIGINT once `after_rows` rows (0: the output's lock) are in OUT.partial."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    lock, partial = out.with_name(out.name + ".lock"), out.with_name(out.name + ".partial")
+
+    def reached() -> bool:
+        if not after_rows:
+            return lock.exists()
+        return partial.is_file() and partial.read_text().count("\n") >= after_rows
+
+    deadline = time.monotonic() + 300
+    while not reached() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert reached(), "the check never got there"
+    if not after_rows:
+        time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=300)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def test_ctrl_c_exits_130_with_one_line_and_leaves_no_output(checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path) -> None:
+    """SIGINT once the check holds its output's lock (it then loads and scores): exit 130, the last line says so, no
+    traceback, no output and no lock; at most the partial output and its record, for a resume."""
     many = pd.concat([upstream.assign(id=upstream["id"] + f"-{copy}") for copy in range(30)], ignore_index=True)
     pairs = tmp_path / "pairs.jsonl"
     many.to_json(pairs, orient="records", lines=True)
     out = tmp_path / "out" / "scores.jsonl"
     command = [sys.executable, "-m", "factlab", "check", str(pairs), "-o", str(out), "--model", str(checker_dir), *COLUMNS]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
-    lock = out.with_name("scores.jsonl.lock")
-    deadline = time.monotonic() + 120
-    while not lock.exists() and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert lock.exists(), "the check never took its lock"
-    time.sleep(0.3)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 130, stderr
-    assert last_line(stderr) == "factlab: interrupted"
-    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
-    assert sorted(path.name for path in out.parent.iterdir()) == []
+    done = interrupted_check(command, out, after_rows=0)
+    assert done.returncode == 130, done.stderr
+    assert last_line(done.stderr) == "factlab: interrupted"
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
+    assert {path.name for path in out.parent.iterdir()} <= {"scores.jsonl.partial", "scores.jsonl.partial.json"}
+
+
+def test_an_interrupted_check_resumes_where_it_stopped(checker_dir: Path, upstream: pd.DataFrame, tmp_path: Path) -> None:
+    """Ctrl-C after the first step keeps its rows; the same command checks only the rest, and the file is the one an
+    uninterrupted check writes, byte for byte. A partial output of other pairs is started over."""
+    many = pd.concat([upstream.assign(id=upstream["id"] + f"-{copy}") for copy in range(40)], ignore_index=True)
+    pairs = tmp_path / "pairs.jsonl"
+    many.to_json(pairs, orient="records", lines=True)
+    out, whole = tmp_path / "scores.jsonl", tmp_path / "whole.jsonl"
+    command = [sys.executable, "-m", "factlab", "check", str(pairs), "--model", str(checker_dir), *COLUMNS]
+    done = interrupted_check([*command, "-o", str(out)], out, after_rows=1)
+    assert done.returncode == 130, done.stderr
+    kept = out.with_name("scores.jsonl.partial").read_text().count("\n")
+    assert 0 < kept < len(many) and not out.exists()
+    assert f"{kept} of {len(many)} rows kept in" in done.stderr
+    resumed = factlab_command("check", pairs, "-o", out, "--model", checker_dir, *COLUMNS)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming after the {kept} rows" in resumed.stderr
+    assert f"{len(many)} rows ->" in last_line(resumed.stderr)
+    assert factlab_command(*command[3:], "-o", whole).returncode == 0
+    assert out.read_bytes() == whole.read_bytes()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pairs.jsonl", "scores.jsonl", "whole.jsonl"]
+    # a partial output left for other pairs is not taken for this input's rows
+    out.with_name("scores.jsonl.partial").write_bytes(whole.read_bytes()[: whole.read_bytes().index(b"\n") + 1])
+    out.with_name("scores.jsonl.partial.json").write_text(json.dumps({"fingerprint": "another input"}))
+    again = factlab_command("check", pairs, "-o", out, "--model", checker_dir, *COLUMNS)
+    assert again.returncode == 0 and "checking from the first row" in again.stderr
+    assert out.read_bytes() == whole.read_bytes()
 
 
 # --- 5. the Python API's own wording ----------------------------------------------------------------------------------

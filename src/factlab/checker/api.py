@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,15 +115,23 @@ class Checker:
     def check_pairs(self, pairs: pd.DataFrame) -> pd.DataFrame:
         """`check` on a frame of `id, source, output` (factlab.checker.inputs), `ROWS_PER_STEP` rows at a time under
         one progress bar (a row's answer does not depend on the rows checked with it: factlab.batching)."""
+        steps = list(self.check_steps(pairs))
+        return pd.concat(steps, ignore_index=True) if steps else pd.DataFrame(columns=list(RESULT_COLUMNS))
+
+    def check_steps(self, pairs: pd.DataFrame, done: int = 0) -> Iterator[pd.DataFrame]:
+        """The results of `pairs`, `ROWS_PER_STEP` rows at a time, in order, as each step is checked: what a long file
+        streams to its output (memory bounded by a step). The progress bar (rate, time left) counts `done` rows checked
+        before these (a resumed file)."""
         from tqdm import tqdm
 
-        steps = []
-        with tqdm(total=len(pairs), desc="factlab check", unit="pair", disable=not self.progress, file=sys.stderr) as bar:
+        total = done + len(pairs)
+        with tqdm(
+            total=total, initial=done, desc="factlab check", unit="pair", disable=not self.progress, file=sys.stderr
+        ) as bar:
             for start in range(0, len(pairs), ROWS_PER_STEP):
                 step = pairs.iloc[start : start + ROWS_PER_STEP]
-                steps.append(self.check_step(step))
+                yield self.check_step(step)
                 bar.update(len(step))
-        return pd.concat(steps, ignore_index=True) if steps else pd.DataFrame(columns=list(RESULT_COLUMNS))
 
     def check_step(self, pairs: pd.DataFrame) -> pd.DataFrame:
         """`check_pairs` on a few rows, with no progress bar of its own."""

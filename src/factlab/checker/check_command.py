@@ -4,10 +4,13 @@ INPUT is a CSV, TSV, JSONL or JSON file with `source` and `output` columns (`--s
 `--output-column` for other names; `--id-column`, `--label-column` when it has them), or `-`: standard input,
 JSONL unless `--format` names another format (`--format` also reads a file whose suffix is not its format).
 OUTPUT gets one JSON object per input row, in order, in strict JSON (a value that is not a finite number is
-null); `-o -` writes them to standard output. They are written only when every row is scored (nothing partial on
-error or Ctrl-C). While it runs, `OUTPUT.lock` beside OUTPUT keeps a second `factlab check` from writing the same
-file. `--threshold` replaces the decision threshold recorded with the model. A summary (rows, flags, consistent
-share) goes to stderr after the progress bars; `--quiet` leaves out both.
+null); `-o -` writes them to standard output as they come. A long file streams: each step's rows are appended to
+`OUTPUT.partial` as they are checked (memory bounded by a step), and OUTPUT appears, whole, only when every row is
+checked. After Ctrl-C or a crash, the same command resumes after the rows `OUTPUT.partial` holds, when it was
+written for the same pairs, model and settings (`OUTPUT.partial.json` records them), and starts over otherwise. While
+it runs, `OUTPUT.lock` beside OUTPUT keeps a second `factlab check` from writing the same file. `--threshold`
+replaces the decision threshold recorded with the model. A summary (rows, flags, consistent share, what read the
+model) goes to stderr after the progress bar; `--quiet` leaves out both.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from factlab.errors import FactlabError
 
 if TYPE_CHECKING:  # imported where the command runs: `factlab check --help` stays instant
     import pandas as pd
+
+    from factlab.checker.api import Checker
 
 STDIO = "-"
 FORMATS = ("csv", "tsv", "jsonl", "json")  # factlab.checker.inputs.FORMATS, here without importing pandas
@@ -92,23 +97,24 @@ def run_check(args: argparse.Namespace) -> None:
         model, settings = resolve_model(args.model, option="--model")
         if settings.toy:
             warn(f"{model} is a toy checker ({settings.toy_reason}): its scores mean nothing")
-        pairs, results, reading = check_input(args, model)
-        lines = json_lines(results, pairs)
+        pairs, checker = check_input(args, model)
+        tally = Tally()
         if to_stdout:
-            sys.stdout.write("".join(lines))
-            sys.stdout.flush()
+            for step in checker.check_steps(pairs):
+                lines = json_lines(step, pairs.iloc[tally.rows : tally.rows + len(step)])
+                sys.stdout.write("".join(lines))
+                sys.stdout.flush()
+                tally.add(lines)
         else:
-            from factlab.io import atomic_path
-
-            with atomic_path(args.out) as tmp:
-                tmp.write_text("".join(lines), encoding="utf-8")
+            write_resumably(Path(args.out), pairs, checker, run_fingerprint(pairs, checker), tally)
     if not args.quiet:
-        line = summary(results, "<stdout>" if to_stdout else args.out)
+        line = summary(tally, "<stdout>" if to_stdout else args.out)
+        reading = f"{checker.runtime} in {checker.precision}"
         print(f"{line}; decisions: {decisions(settings, args.threshold)}; model read by {reading}", file=sys.stderr)
 
 
-def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The pairs read from the input, their results, and what read the model (runtime and precision)."""
+def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, Checker]:
+    """The pairs read from the input, and the checker loaded to check them."""
     from dataclasses import replace
 
     from factlab.checker.inputs import Columns, read_pairs
@@ -122,7 +128,88 @@ def check_input(args: argparse.Namespace, model: str) -> tuple[pd.DataFrame, pd.
         checker.settings = replace(
             checker.settings, threshold=args.threshold, threshold_source="--threshold", uncertain_band=None
         )
-    return pairs, checker.check_pairs(pairs), f"{checker.runtime} in {checker.precision}"
+    return pairs, checker
+
+
+class Tally:
+    """What the summary says of the rows written: counted from their JSON lines, resumed ones included."""
+
+    def __init__(self) -> None:
+        self.rows = self.scored = self.flagged = self.consistent = self.uncertain = 0
+        self.threshold: float | None = None
+
+    def add(self, lines: list[str]) -> None:
+        for line in lines:
+            row = json.loads(line)
+            self.rows += 1
+            self.scored += row["score"] is not None
+            self.flagged += bool(row["flags"])
+            self.consistent += row["verdict"] == "consistent"
+            self.uncertain += row["verdict"] == "uncertain"
+            self.threshold = row["threshold"]
+
+
+def run_fingerprint(pairs: pd.DataFrame, checker: Checker) -> str:
+    """What a partial output was written for: the pairs (ids, texts, labels), the model's identity and how it is read
+    (the checker's settings, runtime and precision)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for column in ("id", "source", "output", "label"):
+        digest.update(json.dumps(_plain(pairs[column].tolist()), ensure_ascii=False).encode())
+    reading = {"model": checker.scorer.identity, "runtime": checker.runtime, "precision": checker.precision}
+    digest.update(json.dumps({**checker.settings.as_json(), **reading}, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def resumed_lines(partial: Path, record: Path, fingerprint: str, ids: list[str]) -> list[str]:
+    """The complete lines of `partial` when `record` says it was written for `fingerprint` and its rows are the first
+    of `ids`; else none (a partial output of another input, model or setting is started over, with a warning)."""
+    if not partial.is_file() or not record.is_file():
+        return []
+    try:
+        written_for = json.loads(record.read_text()).get("fingerprint")
+    except (OSError, json.JSONDecodeError):
+        written_for = None
+    text = partial.read_text(encoding="utf-8")
+    lines = [line + "\n" for line in text.split("\n")[:-1]]  # a last line without its newline was cut mid-write
+    try:
+        found = [str(json.loads(line)["id"]) for line in lines]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        found = None
+    if written_for != fingerprint or found is None or found != ids[: len(found)]:
+        warn(f"{partial} was written for other pairs, another model or other settings: checking from the first row")
+        return []
+    return lines
+
+
+def write_resumably(out: Path, pairs: pd.DataFrame, checker: Checker, fingerprint: str, tally: Tally) -> None:
+    """Append each step's lines to `OUT.partial` (resuming after the rows it holds: `resumed_lines`), then move it
+    to `out` when every row is written. Ctrl-C leaves the partial output, and says how to resume."""
+    partial, record = out.with_name(out.name + ".partial"), out.with_name(out.name + ".partial.json")
+    kept = resumed_lines(partial, record, fingerprint, pairs["id"].astype(str).tolist())
+    if kept:
+        warn(f"resuming after the {len(kept)} rows {partial} holds")
+    else:
+        from factlab.io import atomic_path
+
+        with atomic_path(record) as tmp:
+            tmp.write_text(json.dumps({"fingerprint": fingerprint}) + "\n")
+    partial.write_text("".join(kept), encoding="utf-8")  # drops a line cut mid-write
+    tally.add(kept)
+    try:
+        with partial.open("a", encoding="utf-8") as handle:
+            for step in checker.check_steps(pairs.iloc[len(kept) :], done=len(kept)):
+                lines = json_lines(step, pairs.iloc[tally.rows : tally.rows + len(step)])
+                handle.write("".join(lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+                tally.add(lines)
+    except KeyboardInterrupt:
+        warn(f"{tally.rows} of {len(pairs)} rows kept in {partial}: the same command resumes after them")
+        raise
+    os.replace(partial, out)
+    record.unlink(missing_ok=True)
 
 
 def warn(message: str) -> None:
@@ -193,16 +280,13 @@ def json_lines(results: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
     return lines
 
 
-def summary(results: pd.DataFrame, out: str) -> str:
-    scored = results["score"].notna()
-    flagged = results["flags"].map(bool)
-    verdicts = results.loc[scored, "verdict"]
-    share = f"{(verdicts == 'consistent').mean():.1%}" if scored.any() else "n/a"
-    uncertain = int((verdicts == "uncertain").sum())
+def summary(tally: Tally, out: str) -> str:
+    share = f"{tally.consistent / tally.scored:.1%}" if tally.scored else "n/a"
+    threshold = "n/a" if tally.threshold is None else f"{tally.threshold:.4g}"
     return (
-        f"factlab check: {len(results)} rows -> {out}: {int(scored.sum())} scored, {int((~scored).sum())} without score, "
-        f"{int(flagged.sum())} flagged (see 'flags'); consistent at threshold {results['threshold'].iloc[0]:.4g}: {share}"
-        + (f", uncertain: {uncertain}" if uncertain else "")
+        f"factlab check: {tally.rows} rows -> {out}: {tally.scored} scored, {tally.rows - tally.scored} without score, "
+        f"{tally.flagged} flagged (see 'flags'); consistent at threshold {threshold}: {share}"
+        + (f", uncertain: {tally.uncertain}" if tally.uncertain else "")
     )
 
 
