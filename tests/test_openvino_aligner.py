@@ -30,6 +30,13 @@ SETTINGS = CheckerSettings(words_per_chunk=60, aggregation="mean", support_head=
 FP32 = EngineSettings(precision="fp32", progress=False)
 
 
+@pytest.fixture(autouse=True)
+def compiled_cache_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """OpenVINO's compiled graphs go to a test's own cache folder, not the user's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
 @pytest.fixture(scope="module")
 def upstream() -> pd.DataFrame:
     return pd.read_json(PAIRS, lines=True)
@@ -91,6 +98,18 @@ def test_a_pair_scores_the_same_alone_and_among_others(checker_dir: Path, upstre
     together = score_pairs(graph, pairs, engine).scores
     alone = [score_pairs(OpenVinoAligner(checker_dir), [pair], engine).scores[0] for pair in pairs]
     assert together.tolist() == alone
+
+
+def test_a_compiled_graph_from_the_cache_scores_as_a_fresh_compilation(
+    checker_dir: Path, upstream: pd.DataFrame, compiled_cache_in_tmp: Path
+) -> None:
+    pairs = list(zip(upstream["document"], upstream["summary"], strict=True))
+    engine = EngineSettings(precision="bf16", progress=False)
+    fresh = score_pairs(OpenVinoAligner(checker_dir), pairs, engine).scores
+    (cached_folder,) = (compiled_cache_in_tmp / "factlab" / "openvino").iterdir()
+    assert any(cached_folder.iterdir()), "the compilation was not kept"
+    from_cache = score_pairs(OpenVinoAligner(checker_dir), pairs, engine).scores
+    assert from_cache.tolist() == fresh.tolist()
 
 
 def test_openvino_batches_are_capped_and_torch_batches_are_not(checker_dir: Path) -> None:
