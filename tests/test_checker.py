@@ -46,6 +46,16 @@ def upstream() -> pd.DataFrame:
     return pd.read_json(PAIRS, lines=True)
 
 
+def fixture_examples(upstream: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fixture pairs as a benchmark's examples (each its own document) and their sentence units, as the
+    pipeline's AlignScore reads them."""
+    frame = pd.DataFrame(
+        {"example_id": upstream["id"], "doc_id": upstream["id"], "source": upstream["document"], "output": upstream["summary"]}
+    )
+    examples = select_examples(frame, "fixture")
+    return examples, sentence_units(examples, "fixture")[0]
+
+
 def run_check(*arguments: str | Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "factlab", "check", *map(str, arguments)]
     return subprocess.run(command, capture_output=True, text=True, check=False)
@@ -54,18 +64,7 @@ def run_check(*arguments: str | Path) -> subprocess.CompletedProcess[str]:
 def test_check_equals_the_pipeline_scorer(checker_dir: Path, upstream: pd.DataFrame) -> None:
     """The library's scores are AlignScore's, as `factlab score alignscore` computes them with the folder's reading."""
     frame = factlab.check(upstream["document"].tolist(), upstream["summary"].tolist(), ids=upstream["id"], model=checker_dir)
-    examples = select_examples(
-        pd.DataFrame(
-            {
-                "example_id": upstream["id"],
-                "doc_id": upstream["id"],
-                "source": upstream["document"],
-                "output": upstream["summary"],
-            }
-        ),
-        "fixture",
-    )
-    sentences, _ = sentence_units(examples, "fixture")
+    examples, sentences = fixture_examples(upstream)
     scorer = tiny_aligner(5)
     expected, _ = score_benchmark(examples, sentences, scorer, AlignScoreSettings(60, "reference", "min", "three_way"))
     merged = frame.merge(expected, left_on="id", right_on="example_id", suffixes=("", "_pipeline"))

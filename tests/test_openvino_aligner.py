@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_checker import fixture_examples
 from tiny_aligner import save_tiny_checker
 
 from factlab.checker.folder import CheckerSettings
@@ -20,7 +21,6 @@ from factlab.errors import FactlabError
 from factlab.models.engine import EngineSettings, batch_token_budget, score_pairs
 from factlab.models.loading import aligner_runtime, load_pair_scorer
 from factlab.models.openvino_aligner import ONNX_FILE, OpenVinoAligner, PieceTokenizer, export_onnx
-from factlab.preprocess.benchmark import select_examples, sentence_units
 from factlab.runtime import load_tokenizer
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 
@@ -49,14 +49,6 @@ def checker_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def examples_of(upstream: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    frame = pd.DataFrame(
-        {"example_id": upstream["id"], "doc_id": upstream["id"], "source": upstream["document"], "output": upstream["summary"]}
-    )
-    examples = select_examples(frame, "fixture")
-    return examples, sentence_units(examples, "fixture")[0]
-
-
 def test_piece_tokenizer_gives_transformers_pieces_and_offsets(checker_dir: Path, upstream: pd.DataFrame) -> None:
     texts = upstream["document"].tolist() + upstream["summary"].tolist() + ["Naïve café — 200million, PWNED2!"]
     mine, reference = PieceTokenizer(checker_dir / "encoder"), load_tokenizer()
@@ -72,7 +64,7 @@ def test_piece_tokenizer_gives_transformers_pieces_and_offsets(checker_dir: Path
 
 def test_fp32_readings_equal_torch_on_real_pairs(checker_dir: Path, upstream: pd.DataFrame) -> None:
     """Scores, sentence supports, best chunks, evidence, token supports and error types of the localising AlignScore."""
-    examples, sentences = examples_of(upstream)
+    examples, sentences = fixture_examples(upstream)
     settings = AlignScoreSettings(60, "reference", "mean", "binary", localise=True)
     graph = load_pair_scorer(str(checker_dir), device="cpu", runtime="openvino")
     torch_scorer = load_pair_scorer(str(checker_dir), device="cpu", runtime="torch")

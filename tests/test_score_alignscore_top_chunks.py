@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import torch
 from sklearn.metrics import roc_auc_score
+from test_checker import fixture_examples
 from tiny_aligner import tiny_aligner
 
 import factlab
@@ -22,7 +23,7 @@ from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, sa
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.support_heads import with_support_head
 from factlab.models.token_support import score_tokens
-from factlab.preprocess.benchmark import select_examples, sentence_units
+from factlab.preprocess.benchmark import sentence_units
 from factlab.preprocess.chunking import SentenceChunk, alignscore_chunks
 from factlab.score.alignscore import AlignScoreSettings, alignscore_pairs, rank_chunks, score_benchmark
 from factlab.score.alignscore_commands import tuned_settings
@@ -301,18 +302,7 @@ def test_the_checker_reads_its_cards_top_chunks(tmp_path: Path) -> None:
     save_aligner(scorer.network, scorer.tokenizer, tmp_path, {"backbone": "minilm"})
     (tmp_path / CARD_FILE).write_text(json.dumps(settings.as_json()))
     frame = factlab.check(upstream["document"].tolist(), upstream["summary"].tolist(), ids=upstream["id"], model=tmp_path)
-    examples = select_examples(
-        pd.DataFrame(
-            {
-                "example_id": upstream["id"],
-                "doc_id": upstream["id"],
-                "source": upstream["document"],
-                "output": upstream["summary"],
-            }
-        ),
-        "fixture",
-    )
-    sentences, _ = sentence_units(examples, "fixture")
+    examples, sentences = fixture_examples(upstream)
     expected = {}
     for k in (1, 0):
         reading = AlignScoreSettings(WORDS, "reference", "min", "three_way", top_chunks=k)

@@ -231,16 +231,12 @@ def check(
     return Checker(model, device=device, runtime=runtime).check(sources, outputs, ids)
 
 
-def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, progress: bool) -> pd.DataFrame:
-    """The pipeline's AlignScore table (example_id, score, sentences) of `pairs` (`id, source, output`)."""
+def examples_frame(pairs: pd.DataFrame) -> pd.DataFrame:
+    """`id, source, output` pairs as a benchmark's examples (example_id, doc_id, source, output): a source's
+    document id is its text's hash, so that pairs of one source share its chunks."""
     from factlab.data.adapters.custom import doc_id_from_source
-    from factlab.models.engine import engine_settings
-    from factlab.preprocess.benchmark import sentence_units
-    from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 
-    if pairs.empty:
-        return pd.DataFrame({"example_id": [], "score": [], "sentences": []})
-    examples = pd.DataFrame(
+    return pd.DataFrame(
         {
             "example_id": pairs["id"].astype(str).tolist(),
             "doc_id": [doc_id_from_source(source) for source in pairs["source"]],
@@ -248,6 +244,17 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
             "output": pairs["output"].tolist(),
         }
     )
+
+
+def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, progress: bool) -> pd.DataFrame:
+    """The pipeline's AlignScore table (example_id, score, sentences) of `pairs` (`id, source, output`)."""
+    from factlab.models.engine import engine_settings
+    from factlab.preprocess.benchmark import sentence_units
+    from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+
+    if pairs.empty:
+        return pd.DataFrame({"example_id": [], "score": [], "sentences": []})
+    examples = examples_frame(pairs)
     sentences, _ = sentence_units(examples, "check", settings.sentence_splitter, progress=progress)
     alignscore = AlignScoreSettings(
         settings.words_per_chunk,

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from factlab.checker.check_command import add_reading_arguments
 from factlab.errors import DataErrors, FactlabError
 
 # 1 and 0 also match True and False (equal hashes) and 1.0 and 0.0 (a column with a missing label reads as floats)
@@ -33,15 +34,7 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
     parser.add_argument("--precision", type=float, default=0.8, help="each verdict's precision outside the uncertain band")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds of the expected balanced accuracy")
     parser.add_argument("--seed", type=int, default=0, help="of the folds and the bootstrap")
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    parser.add_argument(
-        "--runtime",
-        default="auto",
-        choices=("auto", "torch", "openvino"),
-        help="what runs the model: openvino (the checker folder's model.onnx, no torch) or torch; "
-        "auto: openvino on a CPU where the folder has it",
-    )
-    parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: the runtime's default)")
+    add_reading_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary")
     parser.set_defaults(func=run_calibrate)
 

@@ -61,17 +61,25 @@ def register(parser: argparse.ArgumentParser, command: str | None = None) -> Non
         default=None,
         help="the decision threshold of 'consistent', in [0, 1] (default: the one recorded with the model)",
     )
+    add_reading_arguments(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no summary")
+    parser.set_defaults(func=run_check)
+
+
+def add_reading_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the checker's model runs: --device, --runtime (factlab.models.loading.RUNTIMES) and --threads; every
+    command that loads a checker (check, calibrate)."""
+    from factlab.models.loading import RUNTIMES
+
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument(
         "--runtime",
         default="auto",
-        choices=("auto", "torch", "openvino"),
+        choices=RUNTIMES,
         help="what runs the model: openvino (the checker folder's model.onnx, no torch) or torch; "
         "auto: openvino on a CPU where the folder has it",
     )
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: the runtime's default)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no summary")
-    parser.set_defaults(func=run_check)
 
 
 def threshold_value(text: str) -> float:
@@ -100,8 +108,7 @@ def run_check(args: argparse.Namespace) -> None:
         pairs, checker = check_input(args, model)
         tally = Tally()
         if to_stdout:
-            for step in checker.check_steps(pairs):
-                lines = json_lines(step, pairs.iloc[tally.rows : tally.rows + len(step)])
+            for lines in step_lines(checker, pairs):
                 sys.stdout.write("".join(lines))
                 sys.stdout.flush()
                 tally.add(lines)
@@ -183,6 +190,13 @@ def resumed_lines(partial: Path, record: Path, fingerprint: str, ids: list[str])
     return lines
 
 
+def step_lines(checker: Checker, pairs: pd.DataFrame, done: int = 0) -> Iterator[list[str]]:
+    """The JSON lines of `pairs` after the first `done`, one list per step of the checker, in order."""
+    for step in checker.check_steps(pairs.iloc[done:], done=done):
+        yield json_lines(step, pairs.iloc[done : done + len(step)])
+        done += len(step)
+
+
 def write_resumably(out: Path, pairs: pd.DataFrame, checker: Checker, fingerprint: str, tally: Tally) -> None:
     """Append each step's lines to `OUT.partial` (resuming after the rows it holds: `resumed_lines`), then move it
     to `out` when every row is written. Ctrl-C leaves the partial output, and says how to resume."""
@@ -199,8 +213,7 @@ def write_resumably(out: Path, pairs: pd.DataFrame, checker: Checker, fingerprin
     tally.add(kept)
     try:
         with partial.open("a", encoding="utf-8") as handle:
-            for step in checker.check_steps(pairs.iloc[len(kept) :], done=len(kept)):
-                lines = json_lines(step, pairs.iloc[tally.rows : tally.rows + len(step)])
+            for lines in step_lines(checker, pairs, done=len(kept)):
                 handle.write("".join(lines))
                 handle.flush()
                 os.fsync(handle.fileno())

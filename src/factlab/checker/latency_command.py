@@ -140,20 +140,11 @@ def latency_sample(
 def alignscore_pair_count(sample: pd.DataFrame, settings: CheckerSettings) -> tuple[int, int]:
     """(source chunks, (chunk, output sentence) pairs) that AlignScore forms for `sample` as the checker reads it:
     its sentence splitter, chunk size, chunk policy and pre-ranked chunks (factlab.score.alignscore.alignscore_pairs)."""
-    import pandas as pd
-
-    from factlab.data.adapters.custom import doc_id_from_source
+    from factlab.checker.api import examples_frame
     from factlab.preprocess.benchmark import sentence_units
     from factlab.score.alignscore import AlignScoreSettings, alignscore_pairs
 
-    examples = pd.DataFrame(
-        {
-            "example_id": sample["id"].astype(str).tolist(),
-            "doc_id": [doc_id_from_source(source) for source in sample["source"]],
-            "source": sample["source"].tolist(),
-            "output": sample["output"].tolist(),
-        }
-    )
+    examples = examples_frame(sample)
     sentences, _ = sentence_units(examples, "check", settings.sentence_splitter, progress=False)
     reading = AlignScoreSettings(
         words_per_chunk=settings.words_per_chunk,
