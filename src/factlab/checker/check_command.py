@@ -218,8 +218,9 @@ def write_resumably(out: Path, pairs: pd.DataFrame, checker: Checker, fingerprin
                 handle.flush()
                 os.fsync(handle.fileno())
                 tally.add(lines)
-    except KeyboardInterrupt:
-        warn(f"{tally.rows} of {len(pairs)} rows kept in {partial}: the same command resumes after them")
+    except KeyboardInterrupt:  # counted from the file: Ctrl-C may land between a step's write and its tally
+        kept_rows = partial.read_bytes().count(b"\n")  # complete lines: a resume drops a line cut mid-write
+        warn(f"{kept_rows} of {len(pairs)} rows kept in {partial}: the same command resumes after them")
         raise
     os.replace(partial, out)
     record.unlink(missing_ok=True)
