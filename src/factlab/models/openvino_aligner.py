@@ -15,7 +15,7 @@ numpy arrays (`runtime`): the engine, the support heads, the token memo and the 
 the torch aligner. A row's answer is the same whatever else its batch holds (the engine's padding depends on the
 row alone and OpenVINO's kernels treat each row alike), so a pair scores the same alone or inside a file.
 Its identity (the cache key) is the torch aligner's with `:openvino`: an OpenVINO score never answers for a torch
-one, however close (fp32 agrees within about 1e-6).
+one, however close (fp32 agrees within the export's bar: factlab.train.graph_command).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def sigmoid(logits: np.ndarray) -> np.ndarray:
 
 def compiled_cache(graph: Path, identity: str) -> Path | None:
     """Where OpenVINO keeps this graph compiled for this CPU (`$XDG_CACHE_HOME/factlab/openvino/<key>`, else
-    ~/.cache): a later start imports it instead of compiling again (0.6 s -> 0.2 s for MiniLM-L6). The key names
+    ~/.cache): a later start imports it instead of compiling again. The key names
     the weights, the graph file and its size and time, so a graph exported again never reads an old compilation.
     None where the folder cannot be made: then every start compiles."""
     stat = graph.stat()
@@ -167,8 +167,8 @@ class OpenVinoAligner:
     reads_aligner_heads = True  # factlab.models.protocols.reads_aligner_heads
     has_contradiction = True
     # OpenVINO holds a batch's attention matrices whole: batches of at most this many padded tokens keep a check of
-    # 2,000-piece sources under 1 GB in bf16 (twice that at the engine's 16,384) at the same speed
-    # (engine.batch_token_budget; a row's answer does not depend on its batch).
+    # long sources in far less memory than the engine's default budget, at the same speed (engine.batch_token_budget;
+    # a row's answer does not depend on its batch).
     max_batch_tokens = 4096
 
     def __init__(self, model_dir: str | Path, threads: int = 0, graph: str | Path | None = None) -> None:
