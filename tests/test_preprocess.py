@@ -19,8 +19,8 @@ from factlab.preprocess.benchmark import (
     select_examples,
     sentence_units,
 )
-from factlab.preprocess.sentences import split_sentences
 from factlab.sampling import sample_examples
+from factlab.text.sentences import split_sentences
 
 # A sentence without a verb, from the real article of qags_xsum-d0030.
 VERBLESS = "My condolences to rio, their children and the family."

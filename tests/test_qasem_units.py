@@ -58,7 +58,7 @@ def test_qa_units_keys_and_counts(sentences):
 def test_qa_spans_are_the_predicate_and_answer_in_the_output(raw):
     """Real FRANK (CNN/DM) summaries split into sentences (offsets into the output): each QA's character spans are its
     predicate token and its answer's first to last token, in the output text itself."""
-    from factlab.preprocess.sentences import split_sentences
+    from factlab.text.sentences import split_sentences
 
     frame = get_spec("frank").build(raw).frame.head(12)
     rows = [
@@ -136,8 +136,8 @@ def test_qas_command_parses_only_the_seeded_sample_it_is_given(raw, tmp_path, mo
     from factlab.cli import main
     from factlab.preprocess import qas as qas_module
     from factlab.preprocess.benchmark import select_examples
-    from factlab.preprocess.sentences import split_sentences
     from factlab.sampling import sample_examples
+    from factlab.text.sentences import split_sentences
 
     frame = get_spec("frank").build(raw).frame.head(12)
     frame.to_parquet(tmp_path / "frank.parquet")

@@ -16,8 +16,6 @@ from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
 from factlab.models.engine import EngineSettings, reference_scores, score_pairs
 from factlab.models.support_heads import with_support_head
 from factlab.preprocess.benchmark import sentence_units
-from factlab.preprocess.chunking import alignscore_chunks
-from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import (
     AlignScoreSettings,
     alignscore_pairs,
@@ -25,6 +23,8 @@ from factlab.score.alignscore import (
     score_benchmark,
     token_support,
 )
+from factlab.text.chunking import alignscore_chunks
+from factlab.text.sentences import Sentence
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -18,17 +18,17 @@ from tiny_aligner import tiny_aligner
 
 import factlab
 from factlab.checker.folder import CARD_FILE, CheckerSettings
-from factlab.data.leakage import words
 from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, save_aligner
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.support_heads import with_support_head
 from factlab.models.token_support import score_tokens
 from factlab.preprocess.benchmark import sentence_units
-from factlab.preprocess.chunking import SentenceChunk, alignscore_chunks
 from factlab.score.alignscore import AlignScoreSettings, alignscore_pairs, rank_chunks, score_benchmark
 from factlab.score.alignscore_commands import tuned_settings
 from factlab.score.sentences import sentences_by_owner
 from factlab.score.tuning import TuningSettings, choose, choose_top_chunks, sweep, sweep_top_chunks
+from factlab.text.chunking import SentenceChunk, alignscore_chunks
+from factlab.text.words import overlap_words
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ENGINE = EngineSettings(progress=False)
@@ -73,7 +73,7 @@ def test_the_pre_ranker_counts_the_sentences_distinct_words_in_each_chunk(valida
     sentence = output_sentence(sentences, validation[0]["example_id"].iloc[1])
     assert sentence == "Big ben's 150th anniversary has been chosen as the date to celebrate london's history."
     # the sentence's distinct lower-cased \w+ words: "ben's" is "ben" and "s"; "london's" adds "london"
-    assert set(words(sentence)) == {
+    assert set(overlap_words(sentence)) == {
         *("150th", "anniversary", "as", "been", "ben", "big", "celebrate", "chosen"),
         *("date", "has", "history", "london", "s", "the", "to"),
     }
@@ -84,13 +84,13 @@ def test_the_pre_ranker_counts_the_sentences_distinct_words_in_each_chunk(valida
         {"ben", "big", "celebrate", "date", "history", "london", "s", "the", "to"},  # 9
         {"celebrate", "has", "history", "london", "s", "the", "to"},  # 7
     ]
-    chunk_words = [set(words(chunk.text)) for chunk in chunks]
-    assert [set(words(sentence)) & found for found in chunk_words] == shared
+    chunk_words = [set(overlap_words(chunk.text)) for chunk in chunks]
+    assert [set(overlap_words(sentence)) & found for found in chunk_words] == shared
     assert rank_chunks(sentence, chunk_words) == [2, 0, 3, 1]
     # ties go to the earlier chunk: the India test report (doc2) shares 9, 5, 2, 3, 6, 3, 6, 3, 5 words
     india = output_sentence(sentences, validation[0]["example_id"].iloc[2])
-    india_words = [set(words(chunk.text)) for chunk in source_chunks(sentences, "doc2")]
-    assert [len(set(words(india)) & found) for found in india_words] == [9, 5, 2, 3, 6, 3, 6, 3, 5]
+    india_words = [set(overlap_words(chunk.text)) for chunk in source_chunks(sentences, "doc2")]
+    assert [len(set(overlap_words(india)) & found) for found in india_words] == [9, 5, 2, 3, 6, 3, 6, 3, 5]
     assert rank_chunks(india, india_words) == [0, 4, 6, 1, 8, 3, 5, 7, 2]
 
 
@@ -138,8 +138,8 @@ def test_fewer_chunks_scores_only_the_kept_chunks(validation) -> None:  # noqa: 
         chunks = source_chunks(sentences, examples.loc[examples["example_id"] == row.example_id, "doc_id"].iloc[0])
         pieces = iter(row.tokens)
         for item, sentence in zip(row.sentences, outputs[row.example_id], strict=True):
-            wanted = set(words(sentence.text))
-            overlap = [len(wanted & set(words(chunk.text))) for chunk in chunks]
+            wanted = set(overlap_words(sentence.text))
+            overlap = [len(wanted & set(overlap_words(chunk.text))) for chunk in chunks]
             kept = sorted(sorted(range(len(chunks)), key=lambda i: (-overlap[i], i))[:2])
             left_out += len(chunks) - 2
             pairs = [(chunks[i].text, sentence.text) for i in kept]

@@ -21,7 +21,6 @@ from scipy.stats import spearmanr
 
 from factlab.errors import ConfigError, DataError
 from factlab.preprocess.benchmark import sentence_units, triple_units
-from factlab.preprocess.sentences import Sentence
 from factlab.runtime import encoder_path
 from factlab.score.bertscore import (
     BertScoreModel,
@@ -34,6 +33,7 @@ from factlab.score.embedding_cosine import EmbeddingCosineSettings, score_embedd
 from factlab.score.openie_triples import OpenIETriplesSettings, score_openie_triples
 from factlab.score.rouge import RougeSettings, score_rouge
 from factlab.score.sentence_encoder import SentenceEncoder, embed_texts, load_sentence_encoder
+from factlab.text.sentences import Sentence
 
 SAMPLE = Path(__file__).parent / "fixtures" / "frank_baselines_sample.jsonl"
 TEXT_COLUMNS = ["example_id", "doc_id", "source", "output"]

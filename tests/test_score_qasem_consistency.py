@@ -18,13 +18,13 @@ from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, sa
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.models.loading import load_pair_scorer
 from factlab.preprocess.benchmark import sentence_units
-from factlab.preprocess.chunking import SentenceChunk, alignscore_chunks
 from factlab.preprocess.qas import QA_COLUMNS
-from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import AlignScoreSettings
 from factlab.score.alignscore import score_benchmark as alignscore
 from factlab.score.qasem_consistency import QASemConsistencySettings, aggregate_support, balanced_support, score_benchmark
 from factlab.score.qasem_consistency_commands import job_settings
+from factlab.text.chunking import SentenceChunk, alignscore_chunks
+from factlab.text.sentences import Sentence
 
 CUT = Path(__file__).parent / "fixtures" / "qasem_consistency_cut"
 ENGINE = EngineSettings(progress=False)

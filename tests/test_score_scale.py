@@ -20,8 +20,6 @@ from factlab.models.aligner import AlignerScorer, save_aligner
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.models.loading import load_pair_scorer
 from factlab.preprocess.benchmark import sentence_units
-from factlab.preprocess.chunking import alignscore_chunks
-from factlab.preprocess.sentences import Sentence
 from factlab.score.scale import (
     EngineScores,
     RetrievalSettings,
@@ -38,6 +36,8 @@ from factlab.score.scale import (
     window_premises,
 )
 from factlab.score.scale_retrieval import ChunkSettings, evaluate_retrieval, hit, read_claims, recall
+from factlab.text.chunking import alignscore_chunks
+from factlab.text.sentences import Sentence
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ENGINE = EngineSettings(progress=False)
@@ -260,7 +260,7 @@ def test_retrieval_on_real_claims_matches_the_reference_loop(wice: pd.DataFrame,
 
 
 def test_best_chunk_retrieval_is_the_best_sentences_of_the_best_chunk(wice: pd.DataFrame, scorer: AlignerScorer) -> None:
-    """best_chunk @k: AlignScore's chunks of the page (as factlab.preprocess.chunking makes them), the best by single
+    """best_chunk @k: AlignScore's chunks of the page (as factlab.text.chunking makes them), the best by single
     pair, then its k best sentences scored alone; against single pairs."""
     retrieval = from_mapping(RetrievalSettings, RETRIEVAL, "r")
     claims, _ = read_claims(wice, "wice.jsonl", retrieval)
@@ -378,7 +378,8 @@ def test_commands_write_scores_and_the_retrieval_report(
     assert "--sample-examples 2 needs --sample-seed" in capsys.readouterr().err
 
     retrieval = ["score", "scale-retrieval", "--data", str(tmp_path / "wice.parquet"), "--out", str(tmp_path / "r.csv"),
-                 "--report", str(tmp_path / "r.json"), "--settings", json.dumps(PARAMS)]  # fmt: skip
+                 "--report", str(tmp_path / "r.json"), "--settings", json.dumps(PARAMS),
+                 "--chunk-policy", "reference"]  # fmt: skip
     assert main(retrieval + model) == 0
     table, report = pd.read_csv(tmp_path / "r.csv"), json.loads((tmp_path / "r.json").read_text())
     assert report["claims_evaluated"] == 3 and report["claims_without_support"] == 1

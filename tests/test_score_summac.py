@@ -13,8 +13,8 @@ from factlab.errors import ConfigError
 from factlab.models.aligner import AlignerScorer
 from factlab.models.engine import EngineSettings, reference_distributions
 from factlab.preprocess.benchmark import sentence_units
-from factlab.preprocess.sentences import Sentence
 from factlab.score.summac import SummaCSettings, paragraph_groups, score_summac_zs, source_units
+from factlab.text.sentences import Sentence
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ENGINE = EngineSettings(progress=False)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from factlab.preprocess.sentences import METHODS, split_sentences_many
 from factlab.preprocess.triples import extract_triples_many
 from factlab.runtime import PARSE_ONLY, SENTENCES_ONLY, load_spacy
+from factlab.text.sentences import METHODS, split_sentences_many
 
 
 @pytest.fixture(scope="module")

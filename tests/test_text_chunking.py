@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from factlab.preprocess.chunking import ChunkReport, alignscore_chunks, pack_sentences, token_windows
-from factlab.preprocess.sentences import Sentence, split_sentences
+from factlab.text.chunking import ChunkReport, alignscore_chunks, pack_sentences, token_windows
+from factlab.text.sentences import Sentence, split_sentences
 
 FRANK_ARTICLES = "data/articles-wmetrics-reference-json"
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from factlab.errors import DataError
-from factlab.preprocess.sentences import (
+from factlab.text.sentences import (
     METHODS,
     Sentence,
     _fill_gaps,

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from factlab.errors import ConfigError, DataError
-from factlab.preprocess.sentences import split_sentences, word_count
 from factlab.runtime import load_spacy
+from factlab.text.sentences import split_sentences
+from factlab.text.words import whitespace_word_count
 from factlab.train.synthetic.lexicon import MONTHS, ORDINAL_WORDS
 from factlab.train.synthetic.pairs import (
     LABELS,
@@ -314,10 +315,12 @@ def test_pairs_columns_and_labels(pairs: tuple[pd.DataFrame, dict[str, int]], do
 
 def test_premises(pairs: tuple[pd.DataFrame, dict[str, int]], documents: pd.DataFrame) -> None:
     frame, _ = pairs
-    longest = {row.doc_id: max(word_count(s.text) for s in split_sentences(row.text)) for row in documents.itertuples()}
+    longest = {
+        row.doc_id: max(whitespace_word_count(s.text) for s in split_sentences(row.text)) for row in documents.itertuples()
+    }
     claim_not_first = 0
     for row in frame.itertuples():
-        assert word_count(row.text_a) <= 60 + longest[row.doc_id]
+        assert whitespace_word_count(row.text_a) <= 60 + longest[row.doc_id]
         if row.transform == "claim_removed":
             assert row.text_b == row.original_claim and row.text_b not in row.text_a and row.text_a
         else:

@@ -162,9 +162,9 @@ def test_the_trainings_and_their_inputs_run_first(tmp_path: Path) -> None:
 
 
 def test_every_input_of_a_prioritized_job_is_made_at_its_priority_or_higher(tmp_path: Path) -> None:
-    """A rule's priority is not inherited by the jobs making its inputs: in a run from empty, a 2-second sentence
-    split that the tuning reads would otherwise wait at priority 0 behind baseline scoring once the aligner is
-    trained, and with it the tuning and every AlignScore job."""
+    """A rule's priority is not inherited by the jobs making its inputs: in a run from empty, a short sentence split
+    that the tuning reads would wait at priority 0 behind baseline scoring once the aligner is trained, and with it
+    the tuning and every AlignScore job."""
     named = dry_run_jobs(tmp_path)
 
     def files(job: str, field: str) -> set[str]:

@@ -43,6 +43,7 @@ from factlab.data.judgeable import UNSCORABLE, judge_flags
 
 if TYPE_CHECKING:
     from factlab.models.token_localiser import TokenLocaliser
+    from factlab.score.alignscore import AlignScoreSettings
 
 from factlab.checker.explain import span_records
 
@@ -250,23 +251,29 @@ def score_frame(pairs: pd.DataFrame, scorer: Any, settings: CheckerSettings, *, 
     """The pipeline's AlignScore table (example_id, score, sentences) of `pairs` (`id, source, output`)."""
     from factlab.models.engine import engine_settings
     from factlab.preprocess.benchmark import sentence_units
-    from factlab.score.alignscore import AlignScoreSettings, score_benchmark
+    from factlab.score.alignscore import score_benchmark
 
     if pairs.empty:
         return pd.DataFrame({"example_id": [], "score": [], "sentences": []})
     examples = examples_frame(pairs)
     sentences, _ = sentence_units(examples, "check", settings.sentence_splitter, progress=progress)
-    alignscore = AlignScoreSettings(
+    engine = engine_settings(settings, scorer.device, progress=progress)
+    scores, _ = score_benchmark(examples, sentences, scorer, alignscore_settings(settings, localise=True), engine)
+    return scores
+
+
+def alignscore_settings(settings: CheckerSettings, *, localise: bool) -> AlignScoreSettings:
+    """AlignScore as the checker card reads it: chunk size and policy, pre-ranked chunks, support head, aggregation."""
+    from factlab.score.alignscore import AlignScoreSettings
+
+    return AlignScoreSettings(
         settings.words_per_chunk,
         settings.chunk_policy,  # type: ignore[arg-type]
         settings.aggregation,
         settings.support_head,
-        localise=True,
+        localise=localise,
         top_chunks=settings.top_chunks,
     )
-    engine = engine_settings(settings, scorer.device, progress=progress)
-    scores, _ = score_benchmark(examples, sentences, scorer, alignscore, engine)
-    return scores
 
 
 def evidence_record(detail: dict[str, Any], source: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factlab.checker.explain import NAME, NUMBER, alternatives
+from factlab.text.words import whitespace_word_count
 
 MIN_WORDS_LEFT = 3  # a deletion that leaves fewer words leaves no claim to check
 # Dependency relations (spaCy's English labels) of a phrase a sentence stays grammatical without: adjectival, adverbial
@@ -99,7 +100,7 @@ def span_candidates(
     a, b = start, end
     if not options and a > s_start and output[a - 1] == " " and on_word_boundaries(output, a, b):
         a -= 1
-        if len((output[s_start:a] + output[b:s_end]).split()) >= MIN_WORDS_LEFT and deletion_keeps_grammar(
+        if whitespace_word_count(output[s_start:a] + output[b:s_end]) >= MIN_WORDS_LEFT and deletion_keeps_grammar(
             original, start - s_start, b - s_start
         ):
             options.append((a, b, ""))

@@ -160,8 +160,9 @@ def corrupted_sentences(documents: pd.DataFrame, transforms: list[str], per_tran
     import numpy as np
     import pandas as pd
 
-    from factlab.preprocess.sentences import split_sentences, word_count
     from factlab.runtime import load_spacy
+    from factlab.text.sentences import split_sentences
+    from factlab.text.words import whitespace_word_count
     from factlab.train.synthetic.transforms import TRANSFORM_FUNCTIONS, Pool, build_pools
     from factlab.train.token_labels import ERROR_TYPE_OF
 
@@ -173,7 +174,9 @@ def corrupted_sentences(documents: pd.DataFrame, transforms: list[str], per_tran
     nlp = load_spacy(disable=())
     pools = build_pools(list(nlp.pipe(texts, batch_size=16)), sentences)
     low, high = SENTENCE_WORDS
-    candidates = [(index, s.text) for index, found in enumerate(sentences) for s in found if low <= word_count(s.text) <= high]
+    candidates = [
+        (index, s.text) for index, found in enumerate(sentences) for s in found if low <= whitespace_word_count(s.text) <= high
+    ]
     rng = np.random.default_rng(seed)
     rows = []
     for transform in transforms:

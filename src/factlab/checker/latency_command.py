@@ -85,7 +85,7 @@ def latency_output(output: str, context: str | None, sentences: int, splitter: s
     """`output` cut to its first `sentences` sentences; an output of fewer is preceded by the last sentences of the
     text it continues (`context`), so that the passage ends with the output. With the number of sentences taken
     from `context`; None where there are not enough."""
-    from factlab.preprocess.sentences import split_sentences
+    from factlab.text.sentences import split_sentences
 
     own = split_sentences(output, splitter)
     if len(own) >= sentences:
@@ -140,18 +140,13 @@ def latency_sample(
 def alignscore_pair_count(sample: pd.DataFrame, settings: CheckerSettings) -> tuple[int, int]:
     """(source chunks, (chunk, output sentence) pairs) that AlignScore forms for `sample` as the checker reads it:
     its sentence splitter, chunk size, chunk policy and pre-ranked chunks (factlab.score.alignscore.alignscore_pairs)."""
-    from factlab.checker.api import examples_frame
+    from factlab.checker.api import alignscore_settings, examples_frame
     from factlab.preprocess.benchmark import sentence_units
-    from factlab.score.alignscore import AlignScoreSettings, alignscore_pairs
+    from factlab.score.alignscore import alignscore_pairs
 
     examples = examples_frame(sample)
     sentences, _ = sentence_units(examples, "check", settings.sentence_splitter, progress=False)
-    reading = AlignScoreSettings(
-        words_per_chunk=settings.words_per_chunk,
-        chunk_policy=settings.chunk_policy,  # type: ignore[arg-type]
-        top_chunks=settings.top_chunks,
-    )
-    formed = alignscore_pairs(examples, sentences, reading)
+    formed = alignscore_pairs(examples, sentences, alignscore_settings(settings, localise=False))
     return sum(len(chunks) for chunks in formed.chunks.values()), len(formed.pairs)
 
 

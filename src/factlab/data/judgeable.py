@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from factlab.text.words import LETTER_WORD
+
 NO_WORDS_IN_SOURCE = "no_words_in_source"
 NO_WORDS_IN_OUTPUT = "no_words_in_output"
 NOT_ENGLISH = "not_english"
@@ -22,7 +24,6 @@ FLAGS = (NO_WORDS_IN_SOURCE, NO_WORDS_IN_OUTPUT, NOT_ENGLISH)
 UNSCORABLE = (NO_WORDS_IN_SOURCE, NO_WORDS_IN_OUTPUT)  # no score at all; other flags: a score marked unreliable
 
 LETTER = re.compile(r"[^\W\d_]")
-WORD = re.compile(r"[^\W\d_]+")
 # The most frequent English function words: a long English text has many (about 40% of running words).
 ENGLISH_FUNCTION_WORDS = frozenset(
     "the of and to a in is was for that on with as by it he she they his her at from be are were this an or has "
@@ -45,7 +46,7 @@ def latin_share(text: str) -> float:
 def looks_english(text: str) -> bool:
     if latin_share(text) < MIN_LATIN_SHARE:
         return False
-    words = [word.lower() for word in WORD.findall(text)]
+    words = [word.lower() for word in LETTER_WORD.findall(text)]
     if len(words) < MIN_WORDS_FOR_FUNCTION_TEST:
         return True
     return sum(word in ENGLISH_FUNCTION_WORDS for word in words) / len(words) >= MIN_FUNCTION_SHARE

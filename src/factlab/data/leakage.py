@@ -1,27 +1,23 @@
 """Leakage between training text and evaluated text: shared runs of `n` words (default 8).
 
-Words are lower-cased `\\w+` runs, so punctuation, case and spacing differences do not hide a
-copy. Every source and output of every evaluation benchmark (built-in and custom) is indexed;
-a training pair leaks when its premise or its claim shares any n-word run with that index. The
-mixture builder drops leaking pairs (counted per origin); the leakage check rule re-reads the
-finished mixture and fails the build if any pair still leaks.
+Words are lower-cased `\\w+` runs (factlab.text.words.overlap_words), so punctuation, case and spacing
+differences do not hide a copy. Every source and output of every evaluation benchmark (built-in and custom) is
+indexed; a training pair leaks when its premise or its claim shares any n-word run with that index. The mixture
+builder drops leaking pairs (counted per origin); the leakage check rule re-reads the finished mixture and fails
+the build if any pair still leaks.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
 from tqdm import tqdm
 
-WORD = re.compile(r"\w+")
+from factlab.text.words import overlap_words
+
 DEFAULT_N = 8
-
-
-def words(text: str) -> list[str]:
-    return WORD.findall(text.lower())
 
 
 def runs_in_order(text: str, n: int = DEFAULT_N) -> list[int]:
@@ -30,7 +26,7 @@ def runs_in_order(text: str, n: int = DEFAULT_N) -> list[int]:
     Python's string hash is salted per process: the hashes are compared within one process only, and
     nothing may depend on their order (a set's), or a report would change from run to run.
     """
-    tokens = words(text)
+    tokens = overlap_words(text)
     return list(dict.fromkeys(hash(" ".join(tokens[i : i + n])) for i in range(len(tokens) - n + 1)))
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from factlab.text.words import whitespace_word_count
 
-def word_count(texts: pd.Series) -> pd.Series:
-    return texts.fillna("").str.split().str.len()
+
+def word_counts(texts: pd.Series) -> pd.Series:
+    """`whitespace_word_count` of each text; a missing text has none."""
+    return texts.fillna("").map(whitespace_word_count)
 
 
 def benchmark_statistics(name: str, frame: pd.DataFrame, dropped: int) -> pd.DataFrame:
@@ -26,8 +29,8 @@ def benchmark_statistics(name: str, frame: pd.DataFrame, dropped: int) -> pd.Dat
                 "documents": part["doc_id"].nunique(),
                 "systems": part["system"].nunique(),
                 "positive_share": float(labelled.mean()) if len(labelled) else float("nan"),
-                "mean_source_words": float(word_count(part["source"]).mean()),
-                "mean_output_words": float(word_count(part["output"]).mean()),
+                "mean_source_words": float(word_counts(part["source"]).mean()),
+                "mean_output_words": float(word_counts(part["output"]).mean()),
                 "dropped": dropped,
             }
         )

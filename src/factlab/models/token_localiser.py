@@ -3,7 +3,7 @@
 The token head (factlab.models.token_support) learns from synthetic edits, and human annotators mark
 something wider: whole invented phrases, function words included. Two cheap signals of the source carry what
 the head misses: a word none of whose stems occurs in the source (`novel`) and a word whose bigrams with both
-neighbours are absent from the source (`bigram_novel`). Each word of an output (`WORD`: punctuation stands
+neighbours are absent from the source (`bigram_novel`). Each word of an output (factlab.text.words.MARKED_WORD: punctuation stands
 alone) gets, beside the head's P(unsupported) of its most unsupported piece, these two, and the three averaged
 over the words within one and within two positions, since annotated spans run over several words
 (`FEATURES`). A logistic regression (`TokenLocaliser`) turns them into one P(unsupported) per word; its

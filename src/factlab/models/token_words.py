@@ -1,23 +1,20 @@
 """Word pieces' P(unsupported) read as words and phrases a reader sees (no model needed: the score tables' token
 detail, or factlab.models.token_support's output).
 
-A word is as unsupported as its most unsupported piece (`WORD`: punctuation stands alone); `phrases_from_words`
-keeps the words above a threshold and merges those separated only by spaces, each phrase with its largest
-probability.
+A word (factlab.text.words.MARKED_WORD: punctuation stands alone) is as unsupported as its most unsupported
+piece; `phrases_from_words` keeps the words above a threshold and merges those separated only by spaces, each
+phrase with its largest probability.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-# A word: letters and digits, with inner apostrophes, hyphens and dots ("U.S.", "don't", "2.5"); any other
-# character stands alone, so that a marked word does not take its sentence's full stop along.
-WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*|[^\w\s]")
+from factlab.text.words import MARKED_WORD
 
 
 def piece_arrays(pieces: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -30,9 +27,9 @@ def piece_arrays(pieces: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) -> list[tuple[int, int, float]]:
-    """(start, end, P(unsupported)) of each word of `text` (`WORD`) that has pieces: its most unsupported piece."""
+    """(start, end, P(unsupported)) of each word of `text` (`MARKED_WORD`) that has pieces: its most unsupported piece."""
     words = []
-    for match in WORD.finditer(text):
+    for match in MARKED_WORD.finditer(text):
         inside = (offsets[:, 0] < match.end()) & (offsets[:, 1] > match.start()) if len(offsets) else np.zeros(0, bool)
         if inside.any():
             words.append((match.start(), match.end(), float(unsupported[inside].max())))

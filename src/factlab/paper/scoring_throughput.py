@@ -70,13 +70,13 @@ def read_report(path: str | Path) -> dict[str, Any]:
 
 def example_words(data: pd.DataFrame, scored_ids: pd.Series, *, file: str | Path) -> tuple[int, int]:
     """(examples, source + output words) of the scored examples, each counted once."""
-    from factlab.data.stats import word_count
+    from factlab.data.stats import word_counts
 
     ids = set(scored_ids)
     scored = data[data["example_id"].isin(ids)]
     if len(scored) != len(ids):
         raise DataError(f"{len(ids) - len(scored)} scored example(s) are not in the benchmark's data", file=file)
-    return len(scored), int(word_count(scored["source"]).sum() + word_count(scored["output"]).sum())
+    return len(scored), int(word_counts(scored["source"]).sum() + word_counts(scored["output"]).sum())
 
 
 def engine_rate(report: dict[str, Any]) -> float:

@@ -1,8 +1,7 @@
 """Preprocess stage: a benchmark's sources and outputs cut into the units scorers read.
 
-- `sentences`: `split_sentences` (pysbd or spaCy) -> `Sentence(text, start, end)`.
-- `chunking`: AlignScore word chunks, SCALE token windows, greedy sentence packing, each with a
-  `ChunkReport` counting every cut; the scorers cut each source when they score it, with their own settings.
+The units themselves (sentences, chunks, words) are factlab.text, which scorers, training and the checker also
+call at run time; this package holds what only the stage runs:
 - `triples`: `extract_triples(doc)` from a dependency parse, and its gold-set scoring.
 - `benchmark`: a canonical benchmark frame -> sentence and triple frames + reports.
 - `qas`: QASem QA pairs of every output sentence (factlab's parser or a hub T5).

@@ -14,7 +14,7 @@ Layout of the frames (results/preprocess/<benchmark>/{sentences,triples}.parquet
 - triples: OpenIE-style triples of every sentence row, keyed like sentences plus
   `triple_index`; element offsets index the same string as the sentence's `start`/`end`.
 
-Each scorer cuts sources into its own chunks or windows when it scores (`factlab.preprocess.chunking`), with
+Each scorer cuts sources into its own chunks or windows when it scores (`factlab.text.chunking`), with
 its own settings in `score:`; nothing here depends on them. Nothing is truncated or dropped: every empty
 input is counted in the report.
 """
@@ -31,9 +31,10 @@ import pandas as pd
 from tqdm import tqdm
 
 from factlab.errors import ConfigError, DataError, FactlabError
-from factlab.preprocess.sentences import Sentence, split_sentences_many, word_count
 from factlab.preprocess.triples import extract_triples, parse_triples_docs
 from factlab.runtime import PARSE_ONLY, SENTENCES_ONLY, load_spacy
+from factlab.text.sentences import Sentence, split_sentences_many
+from factlab.text.words import whitespace_word_count
 
 SOURCE, OUTPUT = "source", "output"
 TEXT_FIELDS = ("example_id", "doc_id", "source", "output")
@@ -199,8 +200,8 @@ def sentence_units(
         rows += _sentence_rows(OUTPUT, doc_id, example_id, split[output])
     sentences = _frame(rows, SENTENCE_COLUMNS)
     seconds = time.perf_counter() - started
-    words_source = sum(map(word_count, documents["source"]))
-    words_output = sum(map(word_count, examples["output"]))
+    words_source = sum(map(whitespace_word_count, documents["source"]))
+    words_output = sum(map(whitespace_word_count, examples["output"]))
     on_side = sentences["side"].value_counts()
     report = {
         "benchmark": benchmark,
@@ -230,7 +231,7 @@ def _text_owners(documents: pd.DataFrame, examples: pd.DataFrame) -> dict[str, s
 
 
 def _sentence_rows(side: str, doc_id: str, example_id: str | None, sentences: Sequence[Sentence]) -> list[tuple]:
-    return [(side, doc_id, example_id, i, s.text, s.start, s.end, word_count(s.text)) for i, s in enumerate(sentences)]
+    return [(side, doc_id, example_id, i, s.text, s.start, s.end, whitespace_word_count(s.text)) for i, s in enumerate(sentences)]
 
 
 # ---------------------------------------------------------------------------------------------

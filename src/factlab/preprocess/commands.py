@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from factlab.commands import add_sample_arguments, max_examples, positive_int, sample_record, write_report
 from factlab.io import write_parquet
-from factlab.preprocess.sentences import METHODS
+from factlab.text.sentences import METHODS
 
 if TYPE_CHECKING:
     import pandas as pd

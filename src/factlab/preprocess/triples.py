@@ -22,12 +22,12 @@ modifiers, which become triples of their own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from factlab.runtime import parse_many
+from factlab.text.words import HEAD_MATCH_WORD
 
 if TYPE_CHECKING:  # spaCy loads only where text is parsed: scoring jobs read these modules too
     from spacy.tokens import Doc, Token
@@ -41,7 +41,6 @@ RELATION_DEPS = {"aux", "auxpass", "neg", "prt"}  # function words kept in the r
 ARGUMENT_EXCLUDED_DEPS = {"conj", "cc", "preconj", "relcl", "acl", "appos", "advcl", "parataxis"}
 RELATIVE_PRONOUNS = {"who", "whom", "which", "that"}
 PARTICIPLE_TAGS = {"VBN", "VBG"}
-WORD_PATTERN = re.compile(r"\w+(?:[-'’]\w+)*")
 
 
 @dataclass(frozen=True)
@@ -247,7 +246,7 @@ class TripleScores:
 
 def element_words(text: str) -> set[str]:
     """Lower-cased words of a triple element; hyphens and apostrophes stay inside words."""
-    return set(WORD_PATTERN.findall(text.lower()))
+    return set(HEAD_MATCH_WORD.findall(text.lower()))
 
 
 def matches_heads(predicted: Sequence[str], gold_heads: Sequence[str]) -> bool:

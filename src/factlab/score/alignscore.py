@@ -1,7 +1,7 @@
 """AlignScore (Zha et al., 2023) over a preprocessed benchmark.
 
 The source is cut into chunks of about `words_per_chunk` words at sentence boundaries
-(factlab.preprocess.chunking.alignscore_chunks, from the source sentences of the preprocess
+(factlab.text.chunking.alignscore_chunks, from the source sentences of the preprocess
 stage), the output into its sentences; every (chunk, sentence) pair goes through the engine in one
 call (deduplicated, length-batched); sentence support = max over chunks, example score = mean over
 sentences (`aggregation: mean`) or min (`min`: one unsupported sentence is enough). With `top_chunks` k > 0, a
@@ -41,16 +41,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from factlab.data.leakage import words
 from factlab.errors import FactlabError
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.protocols import ERROR_TYPES, PairScorer, reads_aligner_heads
 from factlab.models.support_heads import SUPPORT_HEADS, SharedForward, with_support_head
 from factlab.models.token_memo import RememberedAligner, TokenMemo
 from factlab.models.token_support import score_tokens
-from factlab.preprocess.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
-from factlab.preprocess.sentences import Sentence
 from factlab.score.sentences import AGGREGATIONS, aggregate, sentences_by_owner
+from factlab.text.chunking import AlignScorePolicy, SentenceChunk, alignscore_chunks
+from factlab.text.sentences import Sentence
+from factlab.text.words import overlap_words
 
 LOG = logging.getLogger(__name__)
 
@@ -87,9 +87,9 @@ class AlignScorePairs:
 
 def rank_chunks(sentence: str, chunk_words: Sequence[set[str]]) -> list[int]:
     """Chunk indices, best first, by lexical overlap with `sentence`: how many of its distinct lower-cased words
-    (factlab.data.leakage.words: `\\w+` runs) occur in the chunk (`chunk_words`: each chunk's word set); ties: the
+    (factlab.text.words.overlap_words: `\\w+` runs) occur in the chunk (`chunk_words`: each chunk's word set); ties: the
     earlier chunk first."""
-    wanted = set(words(sentence))
+    wanted = set(overlap_words(sentence))
     overlap = [len(wanted & chunk) for chunk in chunk_words]
     return sorted(range(len(chunk_words)), key=lambda index: (-overlap[index], index))
 
@@ -113,7 +113,7 @@ def alignscore_pairs(examples: pd.DataFrame, sentences: pd.DataFrame, settings: 
             scored: Sequence[int] = range(len(source))
             if 0 < settings.top_chunks < len(source):
                 if doc_id not in chunk_words:
-                    chunk_words[doc_id] = [set(words(chunk.text)) for chunk in source]
+                    chunk_words[doc_id] = [set(overlap_words(chunk.text)) for chunk in source]
                 scored = sorted(rank_chunks(sentence.text, chunk_words[doc_id])[: settings.top_chunks])
                 left_out += len(source) - len(scored)
             for chunk_index in scored:

@@ -8,8 +8,8 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from factlab.errors import FactlabError
-from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.score.commands import add_job_arguments, run_pair_job
+from factlab.text.chunking import CHUNK_POLICIES
 
 if TYPE_CHECKING:
     from factlab.score.alignscore import AlignScoreSettings

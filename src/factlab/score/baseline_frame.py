@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 
 from factlab.errors import DataError
-from factlab.preprocess.sentences import Sentence
 from factlab.score.sentences import sentences_by_owner
+from factlab.text.sentences import Sentence
 
 LOG = logging.getLogger(__name__)
 

@@ -28,11 +28,11 @@ import pandas as pd
 from tqdm import tqdm
 
 from factlab.errors import ConfigError
-from factlab.preprocess.chunking import pack_sentences
-from factlab.preprocess.sentences import Sentence
 from factlab.runtime import encoder_path, select_device
 from factlab.score.baseline_frame import Owners, Scored, sentence_detail
 from factlab.score.sentence_encoder import BatchSettings, batched
+from factlab.text.chunking import pack_sentences
+from factlab.text.sentences import Sentence
 
 if TYPE_CHECKING:  # torch loads inside the functions that encode: importing the settings never needs it
     import torch

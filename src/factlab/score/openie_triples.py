@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import ConfigError, DataError
-from factlab.preprocess.sentences import Sentence
 from factlab.score.baseline_frame import Owners, Scored, sentence_detail
 from factlab.score.sentence_encoder import EncoderSettings, SentenceEncoder, embed_distinct, load_sentence_encoder
+from factlab.text.sentences import Sentence
 
 LOG = logging.getLogger(__name__)
 TRIPLE_ELEMENTS = ("subject", "relation", "object")

@@ -56,10 +56,10 @@ from factlab.errors import ConfigError, DataError
 from factlab.models.engine import EngineSettings, PairCache, score_pairs
 from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, with_support_head
-from factlab.preprocess.chunking import CHUNK_POLICIES, AlignScorePolicy, SentenceChunk, alignscore_chunks
-from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises
 from factlab.score.sentences import sentences_by_owner
+from factlab.text.chunking import CHUNK_POLICIES, AlignScorePolicy, SentenceChunk, alignscore_chunks
+from factlab.text.sentences import Sentence
 
 LOG = logging.getLogger(__name__)
 DECOMPOSITIONS = ("qas", "sentences")

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from factlab.errors import ConfigError, DataError, FactlabError
-from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.score.commands import add_job_arguments, run_pair_job
+from factlab.text.chunking import CHUNK_POLICIES
 
 PARAM_KEYS = ("decomposition", "qa_source", "aggregation", "threshold", "support_head", "class_prior")
 NO_QAS = "none"

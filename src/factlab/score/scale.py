@@ -1,7 +1,7 @@
 """SCALE (Lattimer et al., 2023) with factlab's pair scorer: window scores, and evidence retrieval.
 
 Score (`score_scale`). The source is cut into overlapping windows of the scoring model's tokens
-(`factlab.preprocess.chunking.token_windows`), every output sentence (from the preprocess stage)
+(`factlab.text.chunking.token_windows`), every output sentence (from the preprocess stage)
 is scored against every window in one engine call; sentence support = max over windows, example
 score = mean over sentences (`aggregation: mean`) or min. The detail keeps, per sentence, the best
 window and its character span in the source, as AlignScore's does.
@@ -42,10 +42,10 @@ import pandas as pd
 from factlab.errors import ConfigError, DataError, FactlabError
 from factlab.models.engine import EngineSettings, PairCache, PairTemplate, score_pairs, scorer_template
 from factlab.models.protocols import PairScorer
-from factlab.preprocess.chunking import ChunkReport, token_windows
-from factlab.preprocess.sentences import Sentence
 from factlab.score.alignscore import best_premises
 from factlab.score.sentences import AGGREGATIONS, aggregate, sentences_by_owner
+from factlab.text.chunking import ChunkReport, token_windows
+from factlab.text.sentences import Sentence
 
 WINDOW_POLICIES = ("covering", "reference")
 SPLITS = ("reference", "even")
@@ -91,7 +91,7 @@ class RetrievalSettings:
 class ScaleSettings:
     chunk_size: int  # model tokens per pair: window + output sentence + special tokens
     overlap: float  # share of a window repeated by the next (SCALE: 0.25)
-    window_policy: str  # covering | reference (factlab.preprocess.chunking.token_windows)
+    window_policy: str  # covering | reference (factlab.text.chunking.token_windows)
     aggregation: str  # mean | min over output sentences
     retrieval: RetrievalSettings
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from factlab.commands import positive_int, write_report
 from factlab.errors import FactlabError
-from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.score.commands import add_job_arguments, add_model_arguments, run_pair_job
+from factlab.text.chunking import CHUNK_POLICIES
 
 
 def register(commands: Any) -> None:
@@ -32,10 +32,7 @@ def register(commands: Any) -> None:
         help="results/score/alignscore_choice.json: its words_per_chunk chunks the page for the best_chunk method",
     )
     retrieval.add_argument(
-        "--chunk-policy",
-        choices=CHUNK_POLICIES,
-        default="reference",
-        help="AlignScore's chunk policy (score.alignscore.chunk_policy)",
+        "--chunk-policy", choices=CHUNK_POLICIES, required=True, help="AlignScore's chunk policy (score.alignscore.chunk_policy)"
     )
     retrieval.add_argument("--out", required=True, help="CSV: one row per (claim, method, k)")
     retrieval.add_argument("--report", required=True, help="JSON: recall@k, hit@k and mean calls per method")

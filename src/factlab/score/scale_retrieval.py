@@ -28,8 +28,6 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import DataError
-from factlab.preprocess.chunking import AlignScorePolicy, alignscore_chunks
-from factlab.preprocess.sentences import Sentence
 from factlab.score.scale import (
     PairScores,
     Premises,
@@ -40,6 +38,8 @@ from factlab.score.scale import (
     brute_force,
     top_k,
 )
+from factlab.text.chunking import AlignScorePolicy, alignscore_chunks
+from factlab.text.sentences import Sentence
 
 COLUMNS = ("example_id", "split", "source", "output", "wice_label", "supporting_sentences", "evidence_offsets")
 METHODS = ("binary_search", "brute_force", "best_chunk")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from factlab.preprocess.sentences import Sentence
+from factlab.text.sentences import Sentence
 
 AGGREGATIONS = ("mean", "min")  # over output sentences: mean support, or the least supported sentence
 

@@ -51,8 +51,8 @@ import pandas as pd
 from factlab.errors import ConfigError
 from factlab.models.engine import EngineSettings, PairCache, score_pair_distributions
 from factlab.models.protocols import DISTRIBUTION_CLASSES, DistributionScorer
-from factlab.preprocess.sentences import Sentence
 from factlab.score.sentences import aggregate, sentences_by_owner
+from factlab.text.sentences import Sentence
 
 LOG = logging.getLogger(__name__)
 GRANULARITIES = ("sentence", "2sents", "paragraph", "document")

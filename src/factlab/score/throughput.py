@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from factlab.commands import positive_int, write_report
 from factlab.io import write_parquet
-from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.runtime import set_threads
 from factlab.score.commands import add_model_arguments
+from factlab.text.chunking import CHUNK_POLICIES
 
 if TYPE_CHECKING:
     import numpy as np

@@ -41,9 +41,9 @@ from factlab.errors import ConfigError, FactlabError
 from factlab.models.engine import EngineSettings, PairCache
 from factlab.models.protocols import PairScorer
 from factlab.models.support_heads import SUPPORT_HEADS, head_readers, readable_heads, with_support_head
-from factlab.preprocess.chunking import AlignScorePolicy
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
 from factlab.score.sentences import AGGREGATIONS, aggregate
+from factlab.text.chunking import AlignScorePolicy
 
 LOG = logging.getLogger(__name__)
 TABLE_COLUMNS = (

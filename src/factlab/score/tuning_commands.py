@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import max_examples, positive_int, settings_from_json, write_report
 from factlab.errors import FactlabError
 from factlab.io import write_text
-from factlab.preprocess.chunking import CHUNK_POLICIES
 from factlab.runtime import set_threads
 from factlab.score.commands import add_model_arguments
+from factlab.text.chunking import CHUNK_POLICIES
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from factlab.text.words import WHITESPACE_WORD
 
 WHOLE_CLAIM_TRANSFORMS = ("other_document", "claim_removed")
 # Each synthetic error's FRANK category (factlab.models.aligner.ERROR_TYPES): what the type head learns. A swapped
@@ -45,15 +46,14 @@ ERROR_TYPE_OF = {
     "claim_removed": "OutE",
 }
 SUPPORTED_TRANSFORMS = ("keep", "paraphrase")
-NON_SPACE = re.compile(r"\S+")
 
 Span = tuple[int, int]
 
 
 def edited_spans(original: str, edited: str) -> list[Span]:
     """The character spans of `edited`'s words that a word-level diff against `original` finds changed."""
-    before = [m.group() for m in NON_SPACE.finditer(original)]
-    words = [(m.start(), m.end()) for m in NON_SPACE.finditer(edited)]
+    before = [m.group() for m in WHITESPACE_WORD.finditer(original)]
+    words = [(m.start(), m.end()) for m in WHITESPACE_WORD.finditer(edited)]
     matcher = difflib.SequenceMatcher(a=before, b=[edited[s:e] for s, e in words], autojunk=False)
     spans: list[Span] = []
     for tag, _, _, first, stop in matcher.get_opcodes():

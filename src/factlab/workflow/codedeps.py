@@ -31,8 +31,8 @@ PACKAGE_DATA_NAME = "PACKAGE_DATA"
 # Module-level literals read without importing: the three above, and a stage CLI's command -> module map.
 CONSTANT_NAMES = (DISCOVERY_NAME, LAZY_EXPORTS_NAME, PACKAGE_DATA_NAME, "COMMAND_MODULES")
 # What a source file imports depends on its text alone, so parses are kept across runs keyed by the text's
-# sha256: every `snakemake` call (a dry run too) needs all closures, and parsing ~150 modules is about a quarter
-# of a dry run. Bump the version when `ModuleFacts` or its extraction changes.
+# sha256: every `snakemake` call (a dry run too) needs all closures, and parsing every module again would be a
+# large share of a dry run. Bump the version when `ModuleFacts` or its extraction changes.
 CACHE_VERSION = 3
 # Past this many entries a save keeps only the files this process read (edits leave old texts behind).
 CACHE_MAX_ENTRIES = 2000

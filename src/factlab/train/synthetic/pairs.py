@@ -26,8 +26,9 @@ import numpy as np
 import pandas as pd
 
 from factlab.errors import ConfigError, DataError
-from factlab.preprocess.sentences import Sentence, split_sentences, word_count
 from factlab.runtime import load_spacy
+from factlab.text.sentences import Sentence, split_sentences
+from factlab.text.words import whitespace_word_count
 from factlab.train.synthetic.transforms import TRANSFORM_FUNCTIONS, Pool, build_pools, shuffled
 
 POSITIVE_TRANSFORMS = ("keep", "paraphrase")
@@ -122,7 +123,7 @@ def _claim_removed_premise(
     text: str, sentences: Sequence[Sentence], start: int, end: int, premise_words: int, rng: np.random.Generator
 ) -> str:
     """The premise window filled as if the claim had no words, then the claim sentences cut out."""
-    counts = [0 if start <= i < end else word_count(s.text) for i, s in enumerate(sentences)]
+    counts = [0 if start <= i < end else whitespace_word_count(s.text) for i, s in enumerate(sentences)]
     lo, hi = premise_window(counts, start, end, premise_words, rng)
     parts = [_text_of(text, sentences, lo, start), _text_of(text, sentences, end, hi)]
     return " ".join(part for part in parts if part)
@@ -162,7 +163,7 @@ def claim_spans(sentences: Sequence[Sentence], settings: SyntheticSettings, rng:
         (start, start + length)
         for length in range(1, settings.max_claim_sentences + 1)
         for start in range(len(sentences) - length + 1)
-        if sum(word_count(s.text) for s in sentences[start : start + length]) >= MIN_CLAIM_WORDS
+        if sum(whitespace_word_count(s.text) for s in sentences[start : start + length]) >= MIN_CLAIM_WORDS
     ]
     count = min(settings.claims_per_document, len(spans))
     return [spans[int(i)] for i in rng.choice(len(spans), size=count, replace=False)] if count else []
@@ -192,7 +193,7 @@ def make_synthetic_pairs(
     rows = []
     for (index, (start, end)), claim, claim_doc in zip(plans, claims, nlp.pipe(claims, batch_size=32), strict=True):
         text, document = texts[index], sentences[index]
-        lo, hi = premise_window([word_count(s.text) for s in document], start, end, settings.premise_words, rng)
+        lo, hi = premise_window([whitespace_word_count(s.text) for s in document], start, end, settings.premise_words, rng)
         window = _text_of(text, document, lo, hi)
         positive = bool(rng.random() < settings.positive_share)
         for name in shuffled(POSITIVE_TRANSFORMS if positive else settings.negatives, rng):

@@ -33,8 +33,9 @@ import numpy as np
 from spacy.tokens import Doc, Span, Token
 
 from factlab.models.qasem.inflection import inflect
-from factlab.preprocess.sentences import Sentence, split_sentences, word_count
 from factlab.preprocess.triples import Triple, extract_triples
+from factlab.text.sentences import Sentence, split_sentences
+from factlab.text.words import VALUE_WORD, whitespace_word_count
 from factlab.train.synthetic.lexicon import (
     ADVERBS_BEFORE_NOT,
     CONTRACTED_NEGATION_HOSTS,
@@ -62,7 +63,6 @@ from factlab.train.synthetic.lexicon import (
 DRAW_TRIES = 32  # random draws from a pool before falling back to a full scan
 NUMBER_PATTERN = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?")
 ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b")
-WORD_PATTERN = re.compile(r"[A-Za-z]+")
 MAX_FRONTED_TOKENS = 8
 TRIPLE_ELEMENTS = ("subject", "relation", "object")
 
@@ -448,7 +448,7 @@ def change_value(text: str, label: str, rng: np.random.Generator) -> str | None:
         return text[: match.start()] + value + text[match.end() :]
     words = [
         (match, values)
-        for match in WORD_PATTERN.finditer(text)
+        for match in VALUE_WORD.finditer(text)
         for values in VALUE_WORD_LISTS
         if match.group().lower() in _lower(values)
     ]
@@ -689,7 +689,9 @@ def sentence_insertion(claim: str, doc: Doc, pool: Pool, rng: np.random.Generato
     if other is None:
         return None
     low, high = INSERTED_WORDS
-    candidates = [text for text in pool.pools.sentences[other] if low <= word_count(text) <= high and text not in claim]
+    candidates = [
+        text for text in pool.pools.sentences[other] if low <= whitespace_word_count(text) <= high and text not in claim
+    ]
     if not candidates:
         return None
     inserted = candidates[int(rng.integers(len(candidates)))]

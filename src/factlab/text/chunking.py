@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Literal, get_args
 
 from factlab.errors import ConfigError
-from factlab.preprocess.sentences import Sentence, word_count
+from factlab.text.sentences import Sentence
+from factlab.text.words import whitespace_word_count
 
 AlignScorePolicy = Literal["reference", "even"]
 # The values of score.alignscore.chunk_policy, for command-line choices and settings checks (the Literal types them).
@@ -95,7 +96,7 @@ def alignscore_chunks(
         # AlignScore scores an empty source as one empty chunk (`premise_sents or ['']`).
         report.n_chunks, report.n_empty_inputs = 1, 1
         return [SentenceChunk("", 0, 0, 0, 0, 0)], report
-    counts = [word_count(s.text) for s in sentences]
+    counts = [whitespace_word_count(s.text) for s in sentences]
     n_chunks = sum(counts) // words_per_chunk + 1
     if policy == "reference":
         per_chunk = max(len(sentences) // n_chunks, 1)

@@ -70,11 +70,6 @@ def split_sentences_many(texts: Iterable[str], method: Method = "pysbd", batch_s
     ]
 
 
-def word_count(text: str) -> int:
-    """Whitespace-separated words: the unit of AlignScore's 350-word chunks."""
-    return len(text.split())
-
-
 @lru_cache(maxsize=1)
 def _segmenter() -> pysbd.Segmenter:
     # clean=False keeps the text untouched, so the spans index the original string.
