@@ -9,7 +9,7 @@
 CHECKER_VALIDATION = [
     name
     for name in param("metaeval.detection.validation_benchmarks")
-    if name in scored_by("alignscore", SCORE_BENCHMARKS)
+    if name in PLAN.scored_by("alignscore", PLAN.score_benchmarks)
 ]
 CHECKER_DIR = "results/checker/model"
 # The token head's reading, tuned on validation tokens (WiCE's dev split, else XSumFaith's validation documents) from
@@ -18,13 +18,13 @@ CHECKER_DIR = "results/checker/model"
 TOKEN_READING_BENCHMARKS = [
     name
     for name in LOCALISATION_GOLD
-    if name in SCORE_BENCHMARKS and score_files([name], ["alignscore"])
+    if name in PLAN.score_benchmarks and PLAN.score_files([name], ["alignscore"])
 ]
 
 
 rule fit_token_reading:
     input:
-        scores=score_files(TOKEN_READING_BENCHMARKS, ["alignscore"]),
+        scores=PLAN.score_files(TOKEN_READING_BENCHMARKS, ["alignscore"]),
         gold=[LOCALISATION_GOLD[name] for name in TOKEN_READING_BENCHMARKS],
         sources=[f"results/data/{name}.parquet" for name in TOKEN_READING_BENCHMARKS],
         code=code("metaeval", "token-reading"),
@@ -62,7 +62,7 @@ rule package_checker:
         mixture=rules.build_training_mixture.output.report,
         leakage=rules.check_training_leakage.output,
         # the graph AlignScore's scores were read with, so that the checker reads the model as they did
-        graph=[ALIGNER_GRAPH] if ALIGNSCORE_RUNTIME == "openvino" else [],
+        graph=[ALIGNER_GRAPH] if PLAN.alignscore_runtime == "openvino" else [],
         # the token head's validation-tuned reading (WiCE dev, else XSumFaith's validation documents)
         token_reading=(
             rules.fit_token_reading.output if TOKEN_READING_BENCHMARKS else []
@@ -83,11 +83,11 @@ rule package_checker:
         ),
         settings=json.dumps(
             {
-                "chunk_policy": param("score.alignscore.chunk_policy"),
+                "chunk_policy": PLAN.chunk_policy,
                 "sentence_splitter": param("preprocess.sentence_splitter"),
-                "token_budget": param("score.engine.token_budget"),
-                "max_batch_pairs": param("score.engine.max_batch_pairs"),
-                "precision": param("score.engine.precision"),
+                "token_budget": PLAN.engine.token_budget,
+                "max_batch_pairs": PLAN.engine.max_batch_pairs,
+                "precision": PLAN.engine.precision,
             },
             sort_keys=True,
         ),
@@ -132,7 +132,6 @@ rule benchmark_check_latency:
 
 # The checker's corrections of FRANK's test outputs (factlab.checker.correct), judged by SummaC-ZS (which did not
 # choose them), and the exact restores of synthetic corruptions of FRANK's test sources.
-CORRECTION_RUN = correction_run()
 CORRECTION = param("check.correction")
 
 
@@ -141,7 +140,9 @@ rule evaluate_correction:
         data=f"results/data/{CORRECTION_BENCHMARK}.parquet",
         scores=f"results/score/{CORRECTION_BENCHMARK}/alignscore.parquet",
         checker=rules.package_checker.output,
-        model=(list(ALIGNER_MODEL.values()) if SUMMAC_MODEL == "trained" else []),
+        model=(
+            list(ALIGNER_MODEL.values()) if PLAN.summac_zs_model == "trained" else []
+        ),
         code=code("checker", "correction"),
     output:
         systems="results/checker/correction/systems.csv",
@@ -153,17 +154,12 @@ rule evaluate_correction:
         "logs/checker/correction.log",
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     params:
-        model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
-        judge=json.dumps(
-            {
-                key: value
-                for key, value in param("score.summac_zs").items()
-                if key not in SUMMAC_MODEL_KEYS
-            },
-            sort_keys=True,
+        model=lambda wildcards, input: aligner_model_argument(
+            input, PLAN.summac_zs_model
         ),
+        judge=PLAN.summac_zs_settings,
         splitter=param("preprocess.sentence_splitter"),
         transforms=" ".join(CORRECTION["transforms"]),
         per_transform=CORRECTION["synthetic_per_transform"],
@@ -179,7 +175,6 @@ rule evaluate_correction:
 
 # Whether the spans the checker explains are those annotators found unsupported: QASemConsistency's gold QAs
 # (predicate and answer tokens, voted), every response checked against its source.
-EXPLANATION_RUN = explanation_run()
 
 
 rule evaluate_explanations:
@@ -196,7 +191,7 @@ rule evaluate_explanations:
         "logs/checker/explanations.log",
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     params:
         per_split=(
             ""
@@ -217,5 +212,5 @@ rule checker:
     input:
         rules.package_checker.output,
         rules.benchmark_check_latency.output,
-        rules.evaluate_correction.output if CORRECTION_RUN else [],
-        rules.evaluate_explanations.output if EXPLANATION_RUN else [],
+        rules.evaluate_correction.output if PLAN.correction_runs else [],
+        rules.evaluate_explanations.output if PLAN.explanation_runs else [],

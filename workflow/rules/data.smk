@@ -25,8 +25,8 @@ rule build_benchmark:
 
 rule dataset_statistics:
     input:
-        data=expand("results/data/{name}.parquet", name=BENCHMARKS),
-        reports=expand("results/data/reports/{name}.json", name=BENCHMARKS),
+        data=expand("results/data/{name}.parquet", name=PLAN.benchmarks),
+        reports=expand("results/data/reports/{name}.json", name=PLAN.benchmarks),
         code=code("data", "stats"),
     output:
         "results/data/statistics.csv",
@@ -41,5 +41,5 @@ rule dataset_statistics:
 
 rule data:
     input:
-        expand("results/data/{name}.parquet", name=BENCHMARKS + TABLES),
+        expand("results/data/{name}.parquet", name=PLAN.benchmarks + PLAN.tables),
         "results/data/statistics.csv",

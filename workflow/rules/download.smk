@@ -34,4 +34,4 @@ rule download_dataset:
 
 rule download:
     input:
-        expand(f"{DOWNLOAD_DIR}/{{dataset}}", dataset=DOWNLOADS),
+        expand(f"{DOWNLOAD_DIR}/{{dataset}}", dataset=PLAN.downloads),

@@ -269,11 +269,11 @@ rule evaluate_qasem_parser:
         "--threads {threads} --device {params.device} > {log} 2>&1"
 
 
-DETECTION_VALIDATION = detection_validation(SCORE_BENCHMARKS)
+DETECTION_VALIDATION = PLAN.detection_validation
 
 for _table, _benchmarks in (
-    ("detection", SCORE_BENCHMARKS),
-    ("true", [name for name in SCORE_BENCHMARKS if name.startswith("true_")]),
+    ("detection", PLAN.score_benchmarks),
+    ("true", [name for name in PLAN.score_benchmarks if name.startswith("true_")]),
 ):
 
     rule:
@@ -312,12 +312,13 @@ for _table, _benchmarks in (
 
 # Every scorer's AUC on every scored benchmark but the validation ones, each against the benchmark's best built-in
 # scorer (paired document bootstrap, Holm-adjusted over the table); a scorer outside score.scorers is a user's.
-LEADERBOARD_BENCHMARKS = [
-    name for name in SCORE_BENCHMARKS if name not in DETECTION_VALIDATION
-]
-LEADERBOARD_SCORES = score_files(LEADERBOARD_BENCHMARKS, SCORERS, sampled=False)
-LEADERBOARD_SAMPLED = score_files(LEADERBOARD_BENCHMARKS, SCORERS, sampled=True)
-LEADERBOARD_RUN = bool(LEADERBOARD_SCORES)
+LEADERBOARD_BENCHMARKS = PLAN.leaderboard_benchmarks
+LEADERBOARD_SCORES = PLAN.score_files(
+    LEADERBOARD_BENCHMARKS, PLAN.scorers, sampled=False
+)
+LEADERBOARD_SAMPLED = PLAN.score_files(
+    LEADERBOARD_BENCHMARKS, PLAN.scorers, sampled=True
+)
 
 
 rule evaluate_leaderboard:
@@ -335,7 +336,7 @@ rule evaluate_leaderboard:
         CONDA_ENV
     params:
         builtin=param("score.scorers"),
-        published=list(published_scorers()),
+        published=list(PLAN.published_scorers),
         validation=DETECTION_VALIDATION,
         resamples=param("metaeval.bootstrap_resamples"),
         confidence=param("metaeval.confidence"),
@@ -350,21 +351,13 @@ rule evaluate_leaderboard:
 # How often the checker flags consistent outputs, on every benchmark AlignScore scores whole but the validation cuts
 # that chose the checker's thresholds: its decisions read from AlignScore's tables at the thresholds recorded in the
 # checker folder (checker.smk's package_checker), which exists only for the trained aligner.
-DECISIONS_BENCHMARKS = [
-    name
-    for name in SCORE_BENCHMARKS
-    if name not in DETECTION_VALIDATION
-    and score_files([name], ["alignscore"], sampled=False)
-]
-DECISIONS_RUN = param("score.alignscore.model") == "trained" and bool(
-    DECISIONS_BENCHMARKS
-)
+DECISIONS_BENCHMARKS = PLAN.decisions_benchmarks
 
 
 rule evaluate_decisions:
     input:
         checker="results/checker/model",
-        scores=score_files(DECISIONS_BENCHMARKS, ["alignscore"], sampled=False),
+        scores=PLAN.score_files(DECISIONS_BENCHMARKS, ["alignscore"], sampled=False),
         data=[f"results/data/{name}.parquet" for name in DECISIONS_BENCHMARKS],
         code=code("metaeval", "decisions"),
     output:
@@ -384,15 +377,14 @@ rule evaluate_decisions:
 
 
 # factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
-FRANK_SCORED = "frank" in SCORE_BENCHMARKS
 
 
 rule correlate_frank_scorers:
     input:
         benchmark=FRANK_INPUTS["benchmark"],
         released=FRANK_INPUTS["scores"],
-        scores=score_files(["frank"], SCORERS, sampled=False),
-        sampled_scores=score_files(["frank"], SCORERS, sampled=True),
+        scores=PLAN.score_files(["frank"], PLAN.scorers, sampled=False),
+        sampled_scores=PLAN.score_files(["frank"], PLAN.scorers, sampled=True),
         code=code("metaeval", "frank-scorers"),
     output:
         correlations=f"{METAEVAL_DIR}/frank_scorers/correlations.csv",
@@ -424,21 +416,19 @@ rule correlate_frank_scorers:
 
 # factlab's scorers on SummEval, FRANK's protocol (only when the score stage scores SummEval): on every summary and on
 # those that were not tuning examples (SummaC's SummEval validation cut holds SummEval summaries).
-SUMMEVAL_SCORED = (
-    bool(score_files(["summeval"], SCORERS, sampled=False))
-    and "summeval" in SCORE_BENCHMARKS
-)
 # Everything any scorer was tuned or fitted on: AlignScore's head and chunk size, the thresholds, the ensemble's stack.
 SUMMEVAL_TUNING = sorted(
-    set(TUNING_BENCHMARKS) | set(DETECTION_VALIDATION) | set(ENSEMBLE_FIT_BENCHMARKS)
+    set(PLAN.tuning_benchmarks)
+    | set(DETECTION_VALIDATION)
+    | set(PLAN.ensemble_fit_benchmarks)
 )
 
 
 rule correlate_summeval_scorers:
     input:
         benchmark="results/data/summeval.parquet",
-        scores=score_files(["summeval"], SCORERS, sampled=False),
-        sampled_scores=score_files(["summeval"], SCORERS, sampled=True),
+        scores=PLAN.score_files(["summeval"], PLAN.scorers, sampled=False),
+        sampled_scores=PLAN.score_files(["summeval"], PLAN.scorers, sampled=True),
         tuning=[f"results/data/{name}.parquet" for name in SUMMEVAL_TUNING],
         code=code("metaeval", "summeval-scorers"),
     output:
@@ -467,25 +457,13 @@ rule correlate_summeval_scorers:
 # output tokens, against XSumFaith's spans (xsumfaith_spans, gold of the xsumfaith benchmark) and WiCE's
 # unsupported tokens (wice_tokens). The benchmarks' data tables give the outputs' sources to the token localiser
 # (the token head read with the source's words, weights fit on the validation tokens: token_localiser.json).
-LOCALISATION_GOLD = {
-    "xsumfaith": "results/data/xsumfaith_spans.parquet",
-    "wice_tokens": "results/data/wice_tokens.parquet",
-}
-# ... and the user's scorers that give per-sentence support or spans (scorers.custom).
-LOCALISATION_SCORERS = [
-    name for name in param("metaeval.localisation.scorers") if name in SCORERS
-] + CUSTOM_CHECK.localising
-LOCALISATION_BENCHMARKS = [
-    name
-    for name in LOCALISATION_GOLD
-    if name in SCORE_BENCHMARKS and score_files([name], LOCALISATION_SCORERS)
-]
-LOCALISATION_RUN = bool(LOCALISATION_BENCHMARKS)
+LOCALISATION_SCORERS = PLAN.localisation_scorers
+LOCALISATION_BENCHMARKS = PLAN.localisation_benchmarks
 
 
 rule evaluate_localisation:
     input:
-        scores=score_files(LOCALISATION_BENCHMARKS, LOCALISATION_SCORERS),
+        scores=PLAN.score_files(LOCALISATION_BENCHMARKS, LOCALISATION_SCORERS),
         gold=[LOCALISATION_GOLD[name] for name in LOCALISATION_BENCHMARKS],
         sources=[f"results/data/{name}.parquet" for name in LOCALISATION_BENCHMARKS],
         code=code("metaeval", "localisation"),
@@ -518,7 +496,6 @@ rule evaluate_localisation:
 
 
 # QASemConsistency's QA decomposition against sentences and the parser's QAs (score_qa_decomposition).
-QA_DECOMPOSITION_RUN = bool(QA_DECOMPOSITION_BENCHMARKS)
 # Each decomposition's table: score_qa_decomposition's, or the scorer's own where its settings are the decomposition's.
 QA_DECOMPOSITION_TABLES = {
     name: (
@@ -527,7 +504,7 @@ QA_DECOMPOSITION_TABLES = {
             benchmark="qasem_consistency",
             decomposition=name,
         )[0]
-        if name in QA_DECOMPOSITIONS_SCORED
+        if name in PLAN.qa_decompositions_scored
         else expand(
             rules.merge_scores.output.scores,
             benchmark="qasem_consistency",
@@ -569,22 +546,16 @@ rule evaluate_qa_decomposition:
 # scorer of the gold QAs, and for the QASemConsistency scorer's own reading of them (the decomposition's gold_qas).
 # The QASemConsistency scorer's table of qasem_consistency_qas (config/full.yaml scores every benchmark with it)
 # reads each QA as an output and asks the parser for QAs of it; its reading of the gold QAs is the protocol table.
-QA_DETECTION_SCORERS = [scorer for scorer in SCORERS if scorer != "qasem_consistency"]
-QA_DETECTION_BENCHMARKS = [
-    name for name in ["qasem_consistency_qas"] if name in SCORE_BENCHMARKS
-]
-QA_DETECTION_SCORES = score_files(
+QA_DETECTION_SCORERS = PLAN.qa_detection_scorers
+QA_DETECTION_BENCHMARKS = PLAN.qa_detection_benchmarks
+QA_DETECTION_SCORES = PLAN.score_files(
     QA_DETECTION_BENCHMARKS, QA_DETECTION_SCORERS, sampled=False
 )
-QA_DETECTION_SAMPLED = score_files(
+QA_DETECTION_SAMPLED = PLAN.score_files(
     QA_DETECTION_BENCHMARKS, QA_DETECTION_SCORERS, sampled=True
 )
 QA_DETECTION_PROTOCOL = (
-    QA_DECOMPOSITION_TABLES["gold_qas"] if QA_DECOMPOSITION_RUN else None
-)
-QA_DETECTION_RUN = (
-    bool(QA_DETECTION_SCORES + QA_DETECTION_SAMPLED)
-    or QA_DETECTION_PROTOCOL is not None
+    QA_DECOMPOSITION_TABLES["gold_qas"] if PLAN.qa_decomposition_runs else None
 )
 
 
@@ -621,11 +592,6 @@ rule evaluate_qa_detection:
 
 # The error-type head on FRANK's annotated categories: the trained aligner's AlignScore scores of FRANK (whole, not
 # a sample), whose token pass records each sentence's type distribution.
-ERROR_TYPES_RUN = (
-    param("score.alignscore.model") == "trained"
-    and param("aligner.train.type_head")
-    and bool(score_files(["frank"], ["alignscore"], sampled=False))
-)
 
 
 rule evaluate_error_types:
@@ -654,8 +620,8 @@ rule evaluate_error_types:
 
 rule metaeval:
     input:
-        rules.evaluate_localisation.output if LOCALISATION_RUN else [],
-        rules.evaluate_error_types.output if ERROR_TYPES_RUN else [],
+        rules.evaluate_localisation.output if PLAN.localisation_runs else [],
+        rules.evaluate_error_types.output if PLAN.error_types_runs else [],
         rules.correlate_frank_baselines.output,
         rules.compare_frank_metrics.output,
         rules.ablate_frank_categories.output,
@@ -667,9 +633,9 @@ rule metaeval:
         rules.evaluate_qasem_parser.output,
         rules.evaluate_detection.output,
         rules.evaluate_true_detection.output,
-        rules.evaluate_leaderboard.output if LEADERBOARD_RUN else [],
-        rules.evaluate_decisions.output if DECISIONS_RUN else [],
-        rules.correlate_frank_scorers.output if FRANK_SCORED else [],
-        rules.correlate_summeval_scorers.output if SUMMEVAL_SCORED else [],
-        rules.evaluate_qa_decomposition.output if QA_DECOMPOSITION_RUN else [],
-        rules.evaluate_qa_detection.output if QA_DETECTION_RUN else [],
+        rules.evaluate_leaderboard.output if PLAN.leaderboard_runs else [],
+        rules.evaluate_decisions.output if PLAN.decisions_runs else [],
+        rules.correlate_frank_scorers.output if PLAN.frank_scored else [],
+        rules.correlate_summeval_scorers.output if PLAN.summeval_scored else [],
+        rules.evaluate_qa_decomposition.output if PLAN.qa_decomposition_runs else [],
+        rules.evaluate_qa_detection.output if PLAN.qa_detection_runs else [],

@@ -604,14 +604,14 @@ rule tabulate_qa_detection:
 # file of each of its shards' jobs.
 SCORING_JOBS = [
     (scorer, name)
-    for scorer in SCORERS
-    if scorer not in IMPORTED
-    for name in scored_by(scorer, SCORE_BENCHMARKS)
+    for scorer in PLAN.scorers
+    if scorer not in PLAN.imported_scorers
+    for name in PLAN.scored_by(scorer, PLAN.score_benchmarks)
 ]
 SCORING_JOB_BENCHMARKS = [
     f"benchmarks/score/{scorer}/{name}.{shard}.tsv"
     for scorer, name in SCORING_JOBS
-    for shard in range(SCORE_SHARDS)
+    for shard in range(PLAN.shards)
 ]
 
 # What the run cost: every job's `benchmark:` file (its wall and CPU time, peak memory). The list mirrors the
@@ -619,26 +619,28 @@ SCORING_JOB_BENCHMARKS = [
 # builds (minutes in all) have none: Snakemake counts a benchmark file as an output, so adding one would
 # rebuild every existing tree's data and, by mtime, everything downstream.
 COST_BENCHMARKS = [
-    *expand(rules.preprocess_sentences.benchmark, benchmark=PREPROCESS_BENCHMARKS),
-    *expand(rules.preprocess_triples.benchmark, benchmark=TRIPLE_BENCHMARKS),
-    *expand(rules.preprocess_qas.benchmark, benchmark=PARSED_QA_BENCHMARKS),
+    *expand(rules.preprocess_sentences.benchmark, benchmark=PLAN.preprocess_benchmarks),
+    *expand(rules.preprocess_triples.benchmark, benchmark=PLAN.triple_benchmarks),
+    *expand(rules.preprocess_qas.benchmark, benchmark=PLAN.parsed_qa_benchmarks),
     rules.train_qasem_parser.benchmark,
     rules.build_training_mixture.benchmark,
     rules.train_aligner.benchmark,
     rules.tune_alignscore.benchmark,
     rules.scale_retrieval.benchmark,
-    *([rules.fit_summac_conv.benchmark] if "summac_conv" in SCORERS else []),
+    *([rules.fit_summac_conv.benchmark] if "summac_conv" in PLAN.scorers else []),
     *expand(
         rules.fit_ensemble.benchmark,
         benchmark=(
-            scored_by("ensemble", SCORE_BENCHMARKS) if "ensemble" in SCORERS else []
+            PLAN.scored_by("ensemble", PLAN.score_benchmarks)
+            if "ensemble" in PLAN.scorers
+            else []
         ),
     ),
     *SCORING_JOB_BENCHMARKS,
     *expand(
         rules.score_qa_decomposition.benchmark,
-        benchmark=QA_DECOMPOSITION_BENCHMARKS,
-        decomposition=QA_DECOMPOSITIONS_SCORED,
+        benchmark=PLAN.qa_decomposition_benchmarks,
+        decomposition=PLAN.qa_decompositions_scored,
     ),
     rules.evaluate_qasem_parser.benchmark,
 ]
@@ -722,23 +724,23 @@ PAPER_PARTS = [
     rules.tabulate_training_mixture.output,
     rules.tabulate_true_detection.output,
     rules.tabulate_detection.output,
-    *([rules.tabulate_leaderboard.output] if LEADERBOARD_RUN else []),
-    *([rules.tabulate_decisions.output] if DECISIONS_RUN else []),
+    *([rules.tabulate_leaderboard.output] if PLAN.leaderboard_runs else []),
+    *([rules.tabulate_decisions.output] if PLAN.decisions_runs else []),
     rules.plot_true_reliability.output,
     rules.plot_detection_reliability.output,
     rules.tabulate_retrieval.output,
     rules.tabulate_pipeline_cost.output,
     *([rules.tabulate_scoring_throughput.output] if SCORING_JOBS else []),
-    *([rules.tabulate_frank_scorers.output] if FRANK_SCORED else []),
-    *([rules.plot_frank_scorers_ablation.output] if FRANK_SCORED else []),
-    *([rules.plot_frank_scorers_williams.output] if FRANK_SCORED else []),
-    *([rules.tabulate_summeval_scorers.output] if SUMMEVAL_SCORED else []),
-    *([rules.tabulate_localisation.output] if LOCALISATION_RUN else []),
-    *([rules.tabulate_error_types.output] if ERROR_TYPES_RUN else []),
-    *([rules.tabulate_correction.output] if CORRECTION_RUN else []),
-    *([rules.tabulate_explanations.output] if EXPLANATION_RUN else []),
-    *([rules.tabulate_qa_decomposition.output] if QA_DECOMPOSITION_RUN else []),
-    *([rules.tabulate_qa_detection.output] if QA_DETECTION_RUN else []),
+    *([rules.tabulate_frank_scorers.output] if PLAN.frank_scored else []),
+    *([rules.plot_frank_scorers_ablation.output] if PLAN.frank_scored else []),
+    *([rules.plot_frank_scorers_williams.output] if PLAN.frank_scored else []),
+    *([rules.tabulate_summeval_scorers.output] if PLAN.summeval_scored else []),
+    *([rules.tabulate_localisation.output] if PLAN.localisation_runs else []),
+    *([rules.tabulate_error_types.output] if PLAN.error_types_runs else []),
+    *([rules.tabulate_correction.output] if PLAN.correction_runs else []),
+    *([rules.tabulate_explanations.output] if PLAN.explanation_runs else []),
+    *([rules.tabulate_qa_decomposition.output] if PLAN.qa_decomposition_runs else []),
+    *([rules.tabulate_qa_detection.output] if PLAN.qa_detection_runs else []),
 ]
 PAPER_TABLES = [
     str(path) for part in PAPER_PARTS for path in part if str(path).endswith(".tex")

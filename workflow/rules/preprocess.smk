@@ -9,19 +9,17 @@
 #                                                     benchmarks whose QAs QASemConsistency reads; of its seeded
 #                                                     sample's sentences where it scores one (score.sample)
 
-# `threads: 1` holds: BLAS (spaCy) and the tokenizers library would otherwise start more threads.
-ONE_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false"
 PREPROCESS_DIR = "results/preprocess/{benchmark}"
-PREPROCESS_BENCHMARKS = preprocess_benchmarks()
-_not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(BENCHMARKS))
+PREPROCESS_BENCHMARKS = PLAN.preprocess_benchmarks
+_not_built = sorted(set(PREPROCESS_BENCHMARKS) - set(PLAN.benchmarks))
 if _not_built:
     raise ConfigError(
         f"params.yaml preprocess.benchmarks names benchmarks that data.benchmarks does not build: {_not_built}"
     )
-PREPROCESS_MAX_EXAMPLES = param("preprocess.max_examples") or "all"
-# Triples and parser QAs only for the benchmarks whose scoring jobs read them (common.smk's selection).
-TRIPLE_BENCHMARKS = triple_benchmarks()
-PARSED_QA_BENCHMARKS = parsed_qa_benchmarks()
+PREPROCESS_MAX_EXAMPLES = PLAN.max_examples
+# Triples and parser QAs only for the benchmarks whose scoring jobs read them.
+TRIPLE_BENCHMARKS = PLAN.triple_benchmarks
+PARSED_QA_BENCHMARKS = PLAN.parsed_qa_benchmarks
 
 
 wildcard_constraints:
@@ -55,7 +53,7 @@ rule preprocess_sentences:
 
 
 # The examples OpenIE triples and QASemConsistency score where score.sampled_benchmarks samples them
-# (sample_arguments, common.smk, read by the jobs): their triples and QAs are drawn for those examples only. The
+# (PLAN.sample_arguments, read by the jobs): their triples and QAs are drawn for those examples only. The
 # keys are read here so that DVC's preprocess stage depends on them.
 for _key in ("score.sample", "score.sampled_benchmarks"):
     param(_key)
@@ -80,7 +78,9 @@ rule preprocess_triples:
         env=ONE_THREAD,
         batch_size=param("preprocess.spacy_batch_size"),
         max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments("openie_triples", wildcards.benchmark),
+        sample=lambda wildcards: PLAN.sample_arguments(
+            "openie_triples", wildcards.benchmark
+        ),
     shell:
         "{params.env} factlab preprocess triples --benchmark {wildcards.benchmark} --data {input.data} "
         "--max-examples {params.max_examples} --sentences {input.sentences} --batch-size {params.batch_size} "
@@ -167,7 +167,7 @@ rule preprocess_qas:
         batch_size=param("qasem.batch_size"),
         hub=QASEM_HUB_ARGUMENTS,
         max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments(
+        sample=lambda wildcards: PLAN.sample_arguments(
             "qasem_consistency", wildcards.benchmark
         ),
     shell:

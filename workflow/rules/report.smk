@@ -1,13 +1,15 @@
 # Report: static, self-contained HTML pages for reading scorer outputs. Commands: `factlab report …` (src/factlab/report/).
 #   results/report/<benchmark>/<scorer>.html   every output with its sentences coloured by support, the evidence
 #                                              highlighted in the source, gold spans where given, filters and paging
-REPORT_BENCHMARKS = with_custom(param("report.localise.benchmarks") or SCORE_BENCHMARKS)
-_not_scored = sorted(set(REPORT_BENCHMARKS) - set(SCORE_BENCHMARKS))
+REPORT_BENCHMARKS = PLAN.with_custom(
+    param("report.localise.benchmarks") or PLAN.score_benchmarks
+)
+_not_scored = sorted(set(REPORT_BENCHMARKS) - set(PLAN.score_benchmarks))
 if _not_scored:
     raise ConfigError(
         f"params.yaml report.localise.benchmarks names benchmarks that score.benchmarks does not score: {_not_scored}"
     )
-REPORT_SCORERS = param("report.localise.scorers") or SCORERS
+REPORT_SCORERS = param("report.localise.scorers") or PLAN.scorers
 REPORT_GOLD = param("report.localise.gold")
 # AlignScore's page reads its thresholds from the checker folder (checker.smk) when it packages the trained aligner.
 REPORT_CHECKER = (
@@ -15,7 +17,7 @@ REPORT_CHECKER = (
 )
 # and FRANK's AlignScore page the checker's suggested corrections (checker.smk's evaluate_correction).
 REPORT_CORRECTIONS = (
-    "results/checker/correction/corrections.parquet" if correction_run() else None
+    "results/checker/correction/corrections.parquet" if PLAN.correction_runs else None
 )
 
 
@@ -26,7 +28,7 @@ rule report_localise:
         # the detection metrics row (none for a validation benchmark) and the gold spans where given
         metrics=lambda wildcards: (
             []
-            if wildcards.benchmark in DETECTION_VALIDATION
+            if wildcards.benchmark in PLAN.detection_validation
             else "results/metaeval/detection/auc.csv"
         ),
         gold=lambda wildcards: REPORT_GOLD.get(wildcards.benchmark, []),
@@ -66,5 +68,5 @@ rule report:
             f"results/report/{name}/{scorer}.html"
             for name in REPORT_BENCHMARKS
             for scorer in REPORT_SCORERS
-            if name in scored_by(scorer, SCORE_BENCHMARKS)
+            if name in PLAN.scored_by(scorer, PLAN.score_benchmarks)
         ],

@@ -10,8 +10,8 @@ SCORE_DIR = "results/score/{benchmark}"
 SHARD_DIR = f"{SCORE_DIR}/shards"
 SCORE_SHARDS = param("score.shards")
 # factlab's scorers, then the user's (scorers.custom: results/score/<benchmark>/<name>.parquet like any other's)
-SCORERS = scorer_names()
-SCORE_ON_GPU = param("score.device") == "cuda"
+SCORERS = PLAN.scorers
+SCORE_ON_GPU = PLAN.engine.device == "cuda"
 
 
 wildcard_constraints:
@@ -19,8 +19,8 @@ wildcard_constraints:
     scorer=r"[a-z_]+",
 
 
-SCORE_BENCHMARKS = score_benchmarks()
-_not_preprocessed = sorted(set(SCORE_BENCHMARKS) - set(PREPROCESS_BENCHMARKS))
+SCORE_BENCHMARKS = PLAN.score_benchmarks
+_not_preprocessed = sorted(set(SCORE_BENCHMARKS) - set(PLAN.preprocess_benchmarks))
 if _not_preprocessed:
     raise ConfigError(
         f"params.yaml score.benchmarks names benchmarks that preprocess.benchmarks does not preprocess: {_not_preprocessed}"
@@ -53,29 +53,21 @@ ALIGNSCORE_MODEL = param("score.alignscore.model")
 TRAINED_ALIGNER = ALIGNSCORE_MODEL == "trained"
 # AlignScore's runtime: OpenVINO reads the trained aligner's ONNX graph on the CPU, as `factlab check` does (the
 # checker's scores are the pipeline's); torch for a hub model or a GPU (config/gpu.yaml).
-ALIGNSCORE_RUNTIME = param("score.alignscore.runtime") if TRAINED_ALIGNER else "torch"
+ALIGNSCORE_RUNTIME = PLAN.alignscore_runtime
 ALIGNSCORE_MODEL_FILES = (
     list(ALIGNER_MODEL.values())
     + ([ALIGNER_GRAPH] if ALIGNSCORE_RUNTIME == "openvino" else [])
     if TRAINED_ALIGNER
     else []
 )
-SUMMAC_MODEL = param("score.summac_zs.model")
+SUMMAC_MODEL = PLAN.summac_zs_model
 TRAINED_SUMMAC = SUMMAC_MODEL == "trained"
-SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
 # SummaC-ZS's reading of NLI, for its own jobs and a user's NLI model (score_nli_model)
-SUMMAC_ZS_SETTINGS = json.dumps(
-    {
-        key: value
-        for key, value in param("score.summac_zs").items()
-        if key not in SUMMAC_MODEL_KEYS
-    },
-    sort_keys=True,
-)
+SUMMAC_ZS_SETTINGS = PLAN.summac_zs_settings
 ALL_CORES = 1024
 # Validation benchmarks the chunk size and aggregation are tuned on: those of the list that are preprocessed.
 ALIGNSCORE_TUNING = param("score.alignscore.tuning")
-TUNING_BENCHMARKS = tuning_benchmarks()
+TUNING_BENCHMARKS = PLAN.tuning_benchmarks
 
 
 # Every AlignScore and QASemConsistency job waits for the chunk size chosen here: run it as soon as the
@@ -84,7 +76,9 @@ TUNING_BENCHMARKS = tuning_benchmarks()
 rule tune_alignscore:
     input:
         data=lambda wildcards: tuning_files("results/data/{benchmark}.parquet"),
-        sentences=lambda wildcards: tuning_files(f"{PREPROCESS_DIR}/sentences.parquet"),
+        sentences=lambda wildcards: tuning_files(
+            rules.preprocess_sentences.output.sentences
+        ),
         model=ALIGNSCORE_MODEL_FILES,
         code=code("score", "alignscore-tune"),
     output:
@@ -97,22 +91,22 @@ rule tune_alignscore:
     priority: TUNING_PATH_PRIORITY
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
-        max_examples=PREPROCESS_MAX_EXAMPLES,
+        max_examples=PLAN.max_examples,
         settings=json.dumps(
             {k: v for k, v in ALIGNSCORE_TUNING.items() if k != "benchmarks"},
             sort_keys=True,
         ),
-        chunk_policy=param("score.alignscore.chunk_policy"),
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        chunk_policy=PLAN.chunk_policy,
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
         runtime=ALIGNSCORE_RUNTIME,
     shell:
         "factlab score alignscore-tune --data {input.data} --sentences {input.sentences} --max-examples {params.max_examples} "
@@ -125,7 +119,7 @@ rule tune_alignscore:
 rule score_alignscore:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         model=ALIGNSCORE_MODEL_FILES,
         choice=rules.tune_alignscore.output.choice,
         code=code("score", "alignscore"),
@@ -138,21 +132,23 @@ rule score_alignscore:
         "benchmarks/score/alignscore/{benchmark}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments("alignscore", wildcards.benchmark),
+        max_examples=PLAN.max_examples,
+        sample=lambda wildcards: PLAN.sample_arguments(
+            "alignscore", wildcards.benchmark
+        ),
         shards=SCORE_SHARDS,
-        chunk_policy=param("score.alignscore.chunk_policy"),
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        chunk_policy=PLAN.chunk_policy,
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
         runtime=ALIGNSCORE_RUNTIME,
     shell:
         "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
@@ -167,7 +163,7 @@ rule score_alignscore:
 rule score_summac_zs:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         model=list(ALIGNER_MODEL.values()) if TRAINED_SUMMAC else [],
         code=code("score", "summac-zs"),
     output:
@@ -181,22 +177,22 @@ rule score_summac_zs:
         "benchmarks/score/summac_zs/{benchmark}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
         entailment_label=param("score.summac_zs.entailment_label"),
         contradiction_label=param("score.summac_zs.contradiction_label"),
         settings=SUMMAC_ZS_SETTINGS,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments("summac_zs", wildcards.benchmark),
+        max_examples=PLAN.max_examples,
+        sample=lambda wildcards: PLAN.sample_arguments("summac_zs", wildcards.benchmark),
         shards=SCORE_SHARDS,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
     shell:
         "factlab score summac-zs --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} {params.sample} "
@@ -223,9 +219,9 @@ rule fit_summac_conv:
         "benchmarks/score/fit_summac_conv.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
         entailment_label=param("score.summac_zs.entailment_label"),
@@ -235,7 +231,7 @@ rule fit_summac_conv:
             sort_keys=True,
         ),
         settings=json.dumps(param("score.summac_conv.train"), sort_keys=True),
-        device=param("score.device"),
+        device=PLAN.engine.device,
         out_dir=lambda wildcards, output: str(Path(output.head).parent),
     shell:
         "factlab score summac-conv-fit --mixture {input.mixture} --model {params.model:q} "
@@ -246,14 +242,14 @@ rule fit_summac_conv:
 
 # SummaC-Conv reuses SummaC-ZS's NLI pairs where ZS scores the same benchmark.
 SUMMAC_ZS_BENCHMARKS = (
-    scored_by("summac_zs", SCORE_BENCHMARKS) if "summac_zs" in SCORERS else []
+    PLAN.scored_by("summac_zs", SCORE_BENCHMARKS) if "summac_zs" in SCORERS else []
 )
 
 
 rule score_summac_conv:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         model=list(ALIGNER_MODEL.values()) if TRAINED_SUMMAC else [],
         head=SUMMAC_CONV_HEAD,
         pairs=lambda wildcards: (
@@ -275,9 +271,9 @@ rule score_summac_conv:
         "benchmarks/score/summac_conv/{benchmark}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
@@ -288,13 +284,15 @@ rule score_summac_conv:
             sort_keys=True,
         ),
         pairs_in=lambda wildcards, input: input.pairs[0] if input.pairs else "none",
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments("summac_conv", wildcards.benchmark),
+        max_examples=PLAN.max_examples,
+        sample=lambda wildcards: PLAN.sample_arguments(
+            "summac_conv", wildcards.benchmark
+        ),
         shards=SCORE_SHARDS,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
     shell:
         "factlab score summac-conv --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} {params.sample} "
@@ -322,7 +320,7 @@ SCALE_SETTINGS = json.dumps(
 rule score_scale:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         model=list(ALIGNER_MODEL.values()) if TRAINED_SCALE else [],
         code=code("score", "scale"),
     output:
@@ -334,21 +332,21 @@ rule score_scale:
         "benchmarks/score/scale/{benchmark}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SCALE_MODEL),
         entailment_label=param("score.scale.entailment_label"),
         settings=SCALE_SETTINGS,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments("scale", wildcards.benchmark),
+        max_examples=PLAN.max_examples,
+        sample=lambda wildcards: PLAN.sample_arguments("scale", wildcards.benchmark),
         shards=SCORE_SHARDS,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
     shell:
         "factlab score scale --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} {params.sample} "
@@ -375,19 +373,19 @@ rule scale_retrieval:
         "benchmarks/score/scale_retrieval.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SCALE_MODEL),
         entailment_label=param("score.scale.entailment_label"),
         settings=SCALE_SETTINGS,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
-        chunk_policy=param("score.alignscore.chunk_policy"),
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
+        chunk_policy=PLAN.chunk_policy,
     shell:
         "factlab score scale-retrieval --data {input.data} --model {params.model:q} "
         "--entailment-label {params.entailment_label:q} --settings {params.settings:q} "
@@ -435,12 +433,12 @@ QASEM_CONSISTENCY_JOB = dict(
     entailment_label=param("score.qasem_consistency.entailment_label"),
     qas=lambda wildcards, input: input.qas[0] if input.qas else "none",
     mixture=lambda wildcards, input: input.mixture[0] if input.mixture else "none",
-    chunk_policy=param("score.alignscore.chunk_policy"),
-    max_examples=PREPROCESS_MAX_EXAMPLES,
-    token_budget=param("score.engine.token_budget"),
-    max_batch_pairs=param("score.engine.max_batch_pairs"),
-    precision=param("score.engine.precision"),
-    device=param("score.device"),
+    chunk_policy=PLAN.chunk_policy,
+    max_examples=PLAN.max_examples,
+    token_budget=PLAN.engine.token_budget,
+    max_batch_pairs=PLAN.engine.max_batch_pairs,
+    precision=PLAN.engine.precision,
+    device=PLAN.engine.device,
 )
 QASEM_CONSISTENCY_COMMAND = (
     "factlab score qasem-consistency --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
@@ -457,7 +455,7 @@ QASEM_CONSISTENCY_COMMAND = (
 rule score_qasem_consistency:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         qas=qasem_consistency_qas,
         model=list(ALIGNER_MODEL.values()) if TRAINED_QASEM_CONSISTENCY else [],
         mixture=QASEM_CONSISTENCY_MIXTURE,
@@ -472,14 +470,14 @@ rule score_qasem_consistency:
         "benchmarks/score/qasem_consistency/{benchmark}.{shard}.tsv"
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         **QASEM_CONSISTENCY_JOB,
         settings=json.dumps(QASEM_CONSISTENCY_SETTINGS, sort_keys=True),
-        sample=lambda wildcards: sample_arguments(
+        sample=lambda wildcards: PLAN.sample_arguments(
             "qasem_consistency", wildcards.benchmark
         ),
         shard=lambda wildcards: wildcards.shard,
@@ -491,14 +489,14 @@ rule score_qasem_consistency:
 # QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs scored
 # the three ways of QA_DECOMPOSITIONS (common.smk) with score.qasem_consistency's model, aggregation and threshold;
 # a decomposition with the scorer's own settings is its table of the benchmark: scored once.
-QA_DECOMPOSITION_BENCHMARKS = qa_decomposition_benchmarks()
-QA_DECOMPOSITIONS_SCORED = qa_decompositions_scored()
+QA_DECOMPOSITION_BENCHMARKS = PLAN.qa_decomposition_benchmarks
+QA_DECOMPOSITIONS_SCORED = PLAN.qa_decompositions_scored
 
 
 rule score_qa_decomposition:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         qas=qa_decomposition_qas,
         model=list(ALIGNER_MODEL.values()) if TRAINED_QASEM_CONSISTENCY else [],
         mixture=QASEM_CONSISTENCY_MIXTURE,
@@ -516,9 +514,9 @@ rule score_qa_decomposition:
         decomposition="|".join(QA_DECOMPOSITIONS),
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         **QASEM_CONSISTENCY_JOB,
@@ -543,7 +541,7 @@ BASELINE_SCORERS = [
     "openie_triples",
 ]
 # The model-based baselines run their encoders at the engine's precision (ROUGE has none).
-SCORE_PRECISION = param("score.engine.precision")
+SCORE_PRECISION = PLAN.engine.precision
 BASELINE_SETTINGS = {
     scorer: json.dumps(param(f"score.{scorer}"), sort_keys=True)
     for scorer in BASELINE_SCORERS
@@ -564,7 +562,7 @@ rule score_baseline:
         scorer="|".join(BASELINE_SCORERS),
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
         gpu=lambda wildcards: int(SCORE_ON_GPU and wildcards.scorer != "rouge"),
         mem_mb=param("score.mem_mb"),
@@ -580,10 +578,12 @@ rule score_baseline:
         precision=lambda wildcards: (
             "" if wildcards.scorer == "rouge" else f"--precision {SCORE_PRECISION}"
         ),
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments(wildcards.scorer, wildcards.benchmark),
+        max_examples=PLAN.max_examples,
+        sample=lambda wildcards: PLAN.sample_arguments(
+            wildcards.scorer, wildcards.benchmark
+        ),
         shards=SCORE_SHARDS,
-        device=param("score.device"),
+        device=PLAN.engine.device,
     shell:
         "factlab score {params.command} --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} {params.sample} "
@@ -594,7 +594,7 @@ rule score_baseline:
 
 # The ensemble: a stack of other scorers' example scores, fitted on validation benchmarks it never scores.
 ENSEMBLE = param("score.ensemble")
-ENSEMBLE_FIT_BENCHMARKS = ensemble_fit_benchmarks()
+ENSEMBLE_FIT_BENCHMARKS = PLAN.ensemble_fit_benchmarks
 if "ensemble" in SCORERS:
     _absent = sorted(set(ENSEMBLE["members"]) - set(SCORERS))
     if _absent:
@@ -605,7 +605,7 @@ if "ensemble" in SCORERS:
         (member, name)
         for member in ENSEMBLE["members"]
         for name in ENSEMBLE_FIT_BENCHMARKS
-        if name not in scored_by(member, SCORE_BENCHMARKS, sampled=False)
+        if name not in PLAN.scored_by(member, SCORE_BENCHMARKS, sampled=False)
     ]
     if _unfitted:
         raise ConfigError(
@@ -666,8 +666,8 @@ rule score_ensemble:
     resources:
         mem_mb=param("score.mem_mb"),
     params:
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        sample=lambda wildcards: sample_arguments("ensemble", wildcards.benchmark),
+        max_examples=PLAN.max_examples,
+        sample=lambda wildcards: PLAN.sample_arguments("ensemble", wildcards.benchmark),
         shards=SCORE_SHARDS,
     shell:
         "factlab score ensemble --benchmark {wildcards.benchmark} --data {input.data} "
@@ -698,7 +698,7 @@ rule benchmark_scoring_throughput:
     input:
         data=expand("results/data/{benchmark}.parquet", benchmark=SCORE_BENCHMARKS),
         sentences=expand(
-            f"{PREPROCESS_DIR}/sentences.parquet", benchmark=SCORE_BENCHMARKS
+            rules.preprocess_sentences.output.sentences, benchmark=SCORE_BENCHMARKS
         ),
         model=list(ALIGNER_MODEL.values()) if TRAINED_ALIGNER else [],
         choice=rules.tune_alignscore.output.choice,
@@ -713,16 +713,16 @@ rule benchmark_scoring_throughput:
     # score.throughput.threads names fewer (the smoke, which only exercises the rule).
     threads: param("score.throughput.threads") or ALL_CORES
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
         pairs=param("score.throughput.pairs_per_benchmark"),
-        chunk_policy=param("score.alignscore.chunk_policy"),
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        chunk_policy=PLAN.chunk_policy,
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
     shell:
         "factlab score throughput --data {input.data} --sentences {input.sentences} --model {params.model:q} "
         "--entailment-label {params.entailment_label:q} --pairs-per-benchmark {params.pairs} "
@@ -731,28 +731,12 @@ rule benchmark_scoring_throughput:
         "--device {params.device} --out {output} > {log} 2>&1"
 
 
-# A researcher's own scorers (scorers.custom, factlab.score.custom_scorers), each checked before any job starts:
-# every bad score file, id, number or Python path at once.
-CUSTOM_SCORERS = custom_scorers()
-try:
-    CUSTOM_CHECK = check_custom_scorers(
-        CUSTOM_SCORERS,
-        SCORE_BENCHMARKS,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
-        cache=".snakemake/factlab/custom_scorers_checked.json",
-    )
-except FactlabError as error:
-    stop(str(error))
-for _warning in CUSTOM_CHECK.warnings:
-    print(f"warning: {_warning}", file=sys.stderr)
+# A researcher's own scorers (scorers.custom, factlab.score.custom_scorers), checked in common.smk before any job starts.
+CUSTOM_SCORERS = PLAN.custom_scorers
 # A wildcard constraint no name matches, for a door no scorer uses.
 NO_SCORER = "(?!)"
 # Door `scores`: the user's files, and the published scores (score.published) written as a user would bring them.
-IMPORTED = {
-    name: scorer
-    for name, scorer in {**published_scorers(), **CUSTOM_SCORERS}.items()
-    if scorer.door == "scores"
-}
+IMPORTED = PLAN.imported_scorers
 PYTHON_SCORERS = [n for n, s in CUSTOM_SCORERS.items() if s.door == "python"]
 NLI_SCORERS = [
     n for n, s in CUSTOM_SCORERS.items() if s.door == "model" and s.family == "nli"
@@ -768,7 +752,7 @@ ALIGNER_SCORERS = [
 rule import_scores:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         scores=lambda wildcards: IMPORTED[wildcards.scorer].scores[wildcards.benchmark],
         code=code("score", "import"),
     output:
@@ -781,7 +765,7 @@ rule import_scores:
     conda:
         CONDA_ENV
     params:
-        max_examples=PREPROCESS_MAX_EXAMPLES,
+        max_examples=PLAN.max_examples,
         higher=lambda wildcards: str(
             IMPORTED[wildcards.scorer].higher_is_consistent
         ).lower(),
@@ -818,7 +802,7 @@ rule export_published_scores:
 rule score_python:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         function=lambda wildcards: python_scorer_file(
             CUSTOM_SCORERS[wildcards.scorer].python
         ),
@@ -834,7 +818,7 @@ rule score_python:
         scorer="|".join(PYTHON_SCORERS) or NO_SCORER,
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
         mem_mb=param("score.mem_mb"),
     params:
@@ -843,9 +827,9 @@ rule score_python:
         higher=lambda wildcards: str(
             CUSTOM_SCORERS[wildcards.scorer].higher_is_consistent
         ).lower(),
-        max_examples=PREPROCESS_MAX_EXAMPLES,
+        max_examples=PLAN.max_examples,
         shards=SCORE_SHARDS,
-        device=param("score.device"),
+        device=PLAN.engine.device,
     shell:
         "factlab score python --scorer {wildcards.scorer} --benchmark {wildcards.benchmark} --data {input.data} "
         "--sentences {input.sentences} --max-examples {params.max_examples} --sample-examples all "
@@ -858,7 +842,7 @@ rule score_python:
 rule score_nli_model:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         code=code("score", "summac-zs"),
     output:
         scores=temp(f"{SHARD_DIR}/{{scorer}}/{{shard}}.parquet"),
@@ -872,9 +856,9 @@ rule score_nli_model:
         scorer="|".join(NLI_SCORERS) or NO_SCORER,
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].model,
@@ -885,12 +869,12 @@ rule score_nli_model:
             wildcards.scorer
         ].contradiction_label,
         settings=SUMMAC_ZS_SETTINGS,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
+        max_examples=PLAN.max_examples,
         shards=SCORE_SHARDS,
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
     shell:
         "factlab score summac-zs --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} --sample-examples all "
@@ -907,7 +891,7 @@ rule score_nli_model:
 rule score_aligner_model:
     input:
         data="results/data/{benchmark}.parquet",
-        sentences=f"{PREPROCESS_DIR}/sentences.parquet",
+        sentences=rules.preprocess_sentences.output.sentences,
         choice=rules.tune_alignscore.output.choice,
         code=code("score", "alignscore"),
     output:
@@ -921,22 +905,22 @@ rule score_aligner_model:
         scorer="|".join(ALIGNER_SCORERS) or NO_SCORER,
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     resources:
-        gpu=int(param("score.device") == "cuda"),
+        gpu=PLAN.engine.gpus,
         mem_mb=param("score.mem_mb"),
     params:
         model=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].model,
         entailment_label=lambda wildcards: CUSTOM_SCORERS[
             wildcards.scorer
         ].entailment_label,
-        max_examples=PREPROCESS_MAX_EXAMPLES,
+        max_examples=PLAN.max_examples,
         shards=SCORE_SHARDS,
-        chunk_policy=param("score.alignscore.chunk_policy"),
-        token_budget=param("score.engine.token_budget"),
-        max_batch_pairs=param("score.engine.max_batch_pairs"),
-        precision=param("score.engine.precision"),
-        device=param("score.device"),
+        chunk_policy=PLAN.chunk_policy,
+        token_budget=PLAN.engine.token_budget,
+        max_batch_pairs=PLAN.engine.max_batch_pairs,
+        precision=PLAN.engine.precision,
+        device=PLAN.engine.device,
     shell:
         "factlab score alignscore --benchmark {wildcards.benchmark} --data {input.data} --sentences {input.sentences} "
         "--max-examples {params.max_examples} --sample-examples all "
@@ -948,7 +932,7 @@ rule score_aligner_model:
 
 
 # A custom benchmark's overlap with the training mixture (it is not an input of the mixture's leakage filter).
-CUSTOM_SCORED = [name for name in SCORE_BENCHMARKS if name in CUSTOM_BENCHMARKS]
+CUSTOM_SCORED = [name for name in SCORE_BENCHMARKS if name in PLAN.custom_benchmarks]
 
 
 rule check_custom_overlap:
@@ -971,7 +955,7 @@ rule check_custom_overlap:
 
 rule score:
     input:
-        score_files(SCORE_BENCHMARKS, SCORERS),
+        PLAN.score_files(SCORE_BENCHMARKS, SCORERS),
         expand(rules.check_custom_overlap.output, benchmark=CUSTOM_SCORED),
         rules.benchmark_scoring_throughput.output,
         rules.scale_retrieval.output,

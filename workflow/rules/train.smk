@@ -52,8 +52,8 @@ if _not_training:
 # instead (check_custom_overlap, score.smk).
 EVALUATION_DATA = [
     f"results/data/{name}.parquet"
-    for name in BENCHMARKS
-    if SPECS[name].role == "evaluation" and name not in CUSTOM_BENCHMARKS
+    for name in PLAN.benchmarks
+    if SPECS[name].role == "evaluation" and name not in PLAN.custom_benchmarks
 ]
 
 
@@ -145,7 +145,7 @@ rule export_aligner_graph:
     priority: TUNING_PATH_PRIORITY  # the tuning reads the graph
     conda:
         CONDA_ENV
-    threads: param("score.threads")
+    threads: PLAN.engine.threads
     params:
         aligner=lambda wildcards, input: str(Path(input.weights).parent),
     shell:

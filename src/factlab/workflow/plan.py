@@ -1,0 +1,468 @@
+"""The workflow's plan: what each stage runs on, decided once from the config.
+
+Which benchmarks each stage builds, which scorer scores which benchmark (whole or on a seeded sample, the ensemble
+nested in its members' samples), which analyses run, and the engine settings every model job receives. The rule
+files read one `Plan` (`PLAN` in workflow/rules/common.smk) instead of each other's names, so a rule file's meaning
+does not depend on the files included before it, and the plan is tested without Snakemake (tests/test_workflow_plan.py).
+
+A plan reads the config through `read` on every question, never from a copy: the workflow passes a reader that
+records each key for the rule file being parsed, so that the DVC stage generated from that file depends on exactly
+the keys its rules were planned from (factlab.workflow.dvcyaml).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from factlab.data.adapters.scale_published import TRUE_SETS
+from factlab.data.spec import BenchmarkSpec
+from factlab.errors import ConfigError
+from factlab.score.custom_scorers import CustomScorer, custom_scorers
+from factlab.text.chunking import CHUNK_POLICIES
+
+ConfigReader = Callable[[str], Any]
+
+# The parser's QAs of a benchmark (preprocess_qas), and the benchmarks with annotated QAs (qa_source: gold). A
+# benchmark with gold QAs is never sampled: its QA decomposition (score_qa_decomposition) compares every example.
+PARSED_QAS = "results/preprocess/{benchmark}/qas.parquet"
+GOLD_QAS = {"qasem_consistency": "results/data/qasem_consistency_qas.parquet"}
+# QASemConsistency's decomposition measured (factlab metaeval qa-decomposition): a benchmark with gold QAs scored
+# three ways with score.qasem_consistency's model, aggregation and threshold.
+QA_DECOMPOSITIONS = {
+    "gold_qas": {"decomposition": "qas", "qa_source": "gold"},
+    "parser_qas": {"decomposition": "qas", "qa_source": "parser"},
+    "sentences": {"decomposition": "sentences", "qa_source": "parser"},
+}
+# Token-level localisation's gold: XSumFaith's spans (gold of the xsumfaith benchmark) and WiCE's unsupported tokens.
+LOCALISATION_GOLD = {
+    "xsumfaith": "results/data/xsumfaith_spans.parquet",
+    "wice_tokens": "results/data/wice_tokens.parquet",
+}
+# The benchmark the checker's corrections and the error-type head are evaluated on (FRANK's annotated outputs).
+FRANK = "frank"
+CORRECTION_BENCHMARK = FRANK
+SUMMEVAL = "summeval"
+QA_DETECTION_BENCHMARK = "qasem_consistency_qas"
+# The keys of score.summac_zs that name its NLI model rather than how SummaC reads it.
+SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
+
+
+def config_reader(config: Mapping[str, Any]) -> ConfigReader:
+    """A reader of dotted keys ("score.device") of a plain config."""
+
+    def read(key: str) -> Any:
+        value: Any = config
+        for part in key.split("."):
+            value = value[part]
+        return value
+
+    return read
+
+
+def reads_parser_qas(settings: Mapping[str, str]) -> bool:
+    """Whether a QASemConsistency job with `settings` (decomposition, qa_source) reads the parser's QAs."""
+    return settings["decomposition"] != "sentences" and settings["qa_source"] == "parser"
+
+
+def sample_size(scorer: str, sample: Mapping[str, Any]) -> int:
+    """The examples of the scorer's samples (`sample`: score.sample): its scorer_examples, else examples."""
+    return (sample.get("scorer_examples") or {}).get(scorer, sample["examples"])
+
+
+@dataclass(frozen=True)
+class EngineGroup:
+    """The engine settings every model job receives (score.device, score.threads, score.engine.*), each read when asked."""
+
+    read: ConfigReader
+
+    @property
+    def device(self) -> str:
+        return self.read("score.device")
+
+    @property
+    def gpus(self) -> int:
+        """GPUs a model job holds (its `gpu` resource): one on CUDA."""
+        return int(self.device == "cuda")
+
+    @property
+    def threads(self) -> int:
+        return self.read("score.threads")
+
+    @property
+    def precision(self) -> str:
+        return self.read("score.engine.precision")
+
+    @property
+    def token_budget(self) -> int:
+        return self.read("score.engine.token_budget")
+
+    @property
+    def max_batch_pairs(self) -> int:
+        return self.read("score.engine.max_batch_pairs")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the run builds, from the config `read` gives and the benchmark `specs` (built-in and custom).
+
+    `localising_custom`: the user's scorers whose checked entries give per-sentence support or spans (their score
+    files are read by factlab.score.custom_scorers.check_custom_scorers before any job starts)."""
+
+    read: ConfigReader
+    specs: Mapping[str, BenchmarkSpec]
+    localising_custom: tuple[str, ...] = ()
+
+    @property
+    def engine(self) -> EngineGroup:
+        return EngineGroup(self.read)
+
+    # Benchmarks of each stage -------------------------------------------------------------------------------
+    @property
+    def custom_benchmarks(self) -> Mapping[str, Any]:
+        return self.read("data.custom_benchmarks")
+
+    def with_custom(self, names: Sequence[str]) -> list[str]:
+        """`names` and every custom benchmark not among them: a --configfile with one custom benchmark is all a
+        user writes for it to be built, preprocessed, scored by every scorer, meta-evaluated and reported."""
+        return list(names) + [name for name in self.custom_benchmarks if name not in names]
+
+    @property
+    def selected(self) -> list[str]:
+        """data.benchmarks (empty: every known one) and every custom benchmark."""
+        selected = self.with_custom(self.read("data.benchmarks") or sorted(self.specs))
+        unknown = sorted(set(selected) - set(self.specs))
+        if unknown:
+            raise ConfigError(f"params.yaml data.benchmarks names unknown benchmarks: {unknown}")
+        return selected
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """The selected benchmarks (not tables)."""
+        return [name for name in self.selected if self.specs[name].kind == "benchmark"]
+
+    @property
+    def tables(self) -> list[str]:
+        return [name for name in self.selected if self.specs[name].kind == "table"]
+
+    @property
+    def downloads(self) -> list[str]:
+        """Manifest datasets that the selected benchmarks read: only these are downloaded."""
+        return sorted({dataset for name in self.selected for dataset in self.specs[name].datasets})
+
+    @property
+    def preprocess_benchmarks(self) -> list[str]:
+        """preprocess.benchmarks; empty = every selected benchmark that is used for evaluation."""
+        return self.with_custom(
+            self.read("preprocess.benchmarks") or [name for name in self.benchmarks if self.specs[name].role == "evaluation"]
+        )
+
+    @property
+    def max_examples(self) -> int | str:
+        """preprocess.max_examples: the examples each benchmark keeps (a cap for quick runs), else all."""
+        return self.read("preprocess.max_examples") or "all"
+
+    @property
+    def score_benchmarks(self) -> list[str]:
+        """score.benchmarks; empty = every preprocessed benchmark."""
+        return self.with_custom(self.read("score.benchmarks") or self.preprocess_benchmarks)
+
+    @property
+    def shards(self) -> int:
+        """score.shards: the independent jobs each (benchmark, scorer) is scored in."""
+        return self.read("score.shards")
+
+    @property
+    def tuning_benchmarks(self) -> list[str]:
+        """The validation benchmarks AlignScore's chunk size and aggregation are tuned on: those preprocessed."""
+        preprocessed = self.preprocess_benchmarks
+        return [name for name in self.read("score.alignscore.tuning.benchmarks") if name in preprocessed]
+
+    @property
+    def ensemble_fit_benchmarks(self) -> list[str]:
+        """The ensemble's fit data: those of its validation benchmarks that are scored."""
+        scored = self.score_benchmarks
+        return [name for name in self.read("score.ensemble.validation_benchmarks") if name in scored]
+
+    @property
+    def detection_validation(self) -> list[str]:
+        """The scored validation benchmarks that choose detection thresholds."""
+        scored = self.score_benchmarks
+        return [name for name in self.read("metaeval.detection.validation_benchmarks") if name in scored]
+
+    @property
+    def triple_benchmarks(self) -> list[str]:
+        """The benchmarks whose OpenIE triples a scoring job reads: only these are extracted."""
+        if "openie_triples" not in self.read("score.scorers"):
+            return []
+        return self.scored_by("openie_triples", self.score_benchmarks)
+
+    # QASemConsistency's QAs ---------------------------------------------------------------------------------
+    @property
+    def qasem_consistency_qa_settings(self) -> dict[str, str]:
+        """score.qasem_consistency's decomposition and qa_source: which QAs its jobs read."""
+        return {key: self.read(f"score.qasem_consistency.{key}") for key in ("decomposition", "qa_source")}
+
+    @property
+    def qasem_consistency_benchmarks(self) -> list[str]:
+        if "qasem_consistency" not in self.read("score.scorers"):
+            return []
+        return self.scored_by("qasem_consistency", self.score_benchmarks)
+
+    @property
+    def qa_decomposition_benchmarks(self) -> list[str]:
+        """The benchmarks with gold QAs that QASemConsistency scores: its decomposition is measured on them."""
+        scored = self.qasem_consistency_benchmarks
+        return [name for name in GOLD_QAS if name in scored]
+
+    @property
+    def qa_decompositions_scored(self) -> list[str]:
+        """The decompositions scored apart: one with score.qasem_consistency's own settings is that scorer's table."""
+        own = self.qasem_consistency_qa_settings
+        return [name for name, settings in QA_DECOMPOSITIONS.items() if {**own, **settings} != own]
+
+    @property
+    def parsed_qa_benchmarks(self) -> list[str]:
+        """The benchmarks whose parser QAs a scoring job reads: only these are parsed."""
+        reads = set(self.qasem_consistency_benchmarks if reads_parser_qas(self.qasem_consistency_qa_settings) else [])
+        if any(reads_parser_qas(QA_DECOMPOSITIONS[name]) for name in self.qa_decompositions_scored):
+            reads |= set(self.qa_decomposition_benchmarks)
+        return sorted(reads)
+
+    def qa_table(self, benchmark: str, settings: Mapping[str, str]) -> list[str]:
+        """The QA table a QASemConsistency job with `settings` (decomposition, qa_source) reads: none
+        (decomposition sentences), the parser's, or gold."""
+        if settings["decomposition"] == "sentences":
+            return []
+        if reads_parser_qas(settings):
+            return [PARSED_QAS.format(benchmark=benchmark)]
+        if benchmark not in GOLD_QAS:
+            raise ConfigError(
+                f"params.yaml score.qasem_consistency.qa_source is gold, but benchmark {benchmark!r} "
+                f"has no gold QAs (only {sorted(GOLD_QAS)})"
+            )
+        return [GOLD_QAS[benchmark]]
+
+    # Scorers ------------------------------------------------------------------------------------------------
+    @property
+    def published_scorers(self) -> dict[str, CustomScorer]:
+        """score.published: the per-example TRUE scores SCALE released of these metrics (results/data/true_published),
+        entered through a user's `scores` door (rule export_published_scores writes the files), as published_<metric>.
+        """
+        return {
+            f"published_{metric}": CustomScorer(
+                name=f"published_{metric}",
+                door="scores",
+                scores={f"true_{name}": f"results/score/published/{metric}/true_{name}.jsonl" for name in TRUE_SETS.values()},
+            )
+            for metric in self.read("score.published")
+        }
+
+    @property
+    def custom_scorers(self) -> dict[str, CustomScorer]:
+        """scorers.custom: a researcher's scorers (factlab.score.custom_scorers)."""
+        return custom_scorers(self.read("scorers.custom"), self.read("score.scorers") + list(self.published_scorers))
+
+    @property
+    def scorers(self) -> list[str]:
+        """Every scorer of the run: score.scorers, the published ones (score.published), then the user's (scorers.custom)."""
+        return self.read("score.scorers") + list(self.published_scorers) + list(self.custom_scorers)
+
+    def sampled_benchmarks(self, scorer: str) -> list[str]:
+        """The benchmarks score.sampled_benchmarks names for `scorer`: it scores a seeded sample of them."""
+        return self.read("score.sampled_benchmarks").get(scorer) or []
+
+    def scored_by(self, scorer: str, benchmarks: Sequence[str], sampled: bool | None = None) -> list[str]:
+        """Those of `benchmarks` that `scorer` scores, in their order; `sampled`: True only those it scores a sample
+        of, False only those it scores whole, None both.
+
+        A built-in scorer scores every benchmark unless score.scorer_benchmarks names a non-empty list for it, and
+        every custom benchmark whatever the lists; on the benchmarks score.sampled_benchmarks names for it, a
+        seeded sample. A user's scorer scores what its entry gives (its score files' benchmarks, or its
+        `benchmarks`), all of it: with `allow_missing`, the examples it leaves unscored make its tables partial, and
+        they are then marked as scored on a subset (sampled)."""
+        if scorer not in self.read("score.scorers") and (entry := {**self.published_scorers, **self.custom_scorers}.get(scorer)):
+            return [name for name in entry.scored(benchmarks) if sampled is None or sampled == entry.allow_missing]
+        chosen = self.with_custom(self.read("score.scorer_benchmarks").get(scorer) or benchmarks)
+        if scorer == "ensemble":
+            # the stack scores what every member scores, on the members' sample where one samples it
+            # (ensemble_sample), but never its own fit data, and nothing when none of its fit data is scored
+            fit = set(self.read("score.ensemble.validation_benchmarks"))
+            fit_scored = bool(self.ensemble_fit_benchmarks)
+            members = [self.scored_by(member, benchmarks) for member in self.read("score.ensemble.members")]
+            return [
+                name
+                for name in benchmarks
+                if name in chosen
+                and fit_scored
+                and name not in fit
+                and all(name in scored for scored in members)
+                and sampled in (None, self.ensemble_sample(name) is not None)
+            ]
+        on_sample = self.sampled_benchmarks(scorer)
+        return [
+            name
+            for name in benchmarks
+            if (name in chosen and sampled is not True) or (name in on_sample and sampled is not False)
+        ]
+
+    def ensemble_sample(self, benchmark: str) -> int | None:
+        """The ensemble's sample of a benchmark where a member samples it: the smallest of the members' samples,
+        which every member scored (samples of a benchmark nest, and the others score it whole); None where all
+        score it whole."""
+        sizes = [
+            sample_size(member, self.read("score.sample"))
+            for member in self.read("score.ensemble.members")
+            if benchmark in self.sampled_benchmarks(member)
+        ]
+        return min(sizes) if sizes else None
+
+    def sample_arguments(self, scorer: str, benchmark: str) -> str:
+        """A (scorer, benchmark) job's sample: score.sample where the scorer samples the benchmark (of sample_size;
+        the ensemble: ensemble_sample), else all (and no seed, so that changing the seed reruns only the sampled
+        jobs)."""
+        sample = self.read("score.sample")
+        if scorer == "ensemble":
+            size = self.ensemble_sample(benchmark)
+        else:
+            size = sample_size(scorer, sample) if benchmark in self.sampled_benchmarks(scorer) else None
+        if size is not None:
+            return f"--sample-examples {size} --sample-seed {sample['seed']}"
+        return "--sample-examples all"
+
+    def score_files(
+        self, benchmarks: Sequence[str], scorers: Sequence[str] | None = None, sampled: bool | None = None
+    ) -> list[str]:
+        """results/score/<benchmark>/<scorer>.parquet of every scored pair of `benchmarks` x `scorers` (default:
+        every scorer, factlab's and the user's); `sampled` as in scored_by."""
+        scorers = self.scorers if scorers is None else scorers
+        return [
+            f"results/score/{name}/{scorer}.parquet"
+            for name in benchmarks
+            for scorer in scorers
+            if name in self.scored_by(scorer, benchmarks, sampled)
+        ]
+
+    @property
+    def chunk_policy(self) -> str:
+        """score.alignscore.chunk_policy: how AlignScore's readers cut a source into chunks (factlab.text.chunking)."""
+        policy = self.read("score.alignscore.chunk_policy")
+        if policy not in CHUNK_POLICIES:
+            raise ConfigError(
+                f"params.yaml score.alignscore.chunk_policy: {policy!r} is not a chunk policy; choose one of "
+                f"{list(CHUNK_POLICIES)}"
+            )
+        return policy
+
+    @property
+    def trained_aligner(self) -> bool:
+        """Whether AlignScore reads factlab's trained aligner (else a hub id or folder)."""
+        return self.read("score.alignscore.model") == "trained"
+
+    @property
+    def alignscore_runtime(self) -> str:
+        """OpenVINO reads the trained aligner's ONNX graph on the CPU, as `factlab check` does (the checker's scores
+        are the pipeline's); torch for a hub model or where score.alignscore.runtime says so (a GPU)."""
+        return self.read("score.alignscore.runtime") if self.trained_aligner else "torch"
+
+    @property
+    def imported_scorers(self) -> dict[str, CustomScorer]:
+        """The scorers of door `scores`: the user's files, and the published scores (score.published)."""
+        scorers = {**self.published_scorers, **self.custom_scorers}
+        return {name: scorer for name, scorer in scorers.items() if scorer.door == "scores"}
+
+    @property
+    def summac_zs_model(self) -> str:
+        """SummaC-ZS's NLI model: "trained" (factlab's aligner's 3-way head), a hub id or a folder."""
+        return self.read("score.summac_zs.model")
+
+    @property
+    def summac_zs_settings(self) -> str:
+        """SummaC-ZS's reading of NLI (JSON), for its own jobs, a user's NLI model and the correction's judge."""
+        settings = self.read("score.summac_zs")
+        return json.dumps({key: value for key, value in settings.items() if key not in SUMMAC_MODEL_KEYS}, sort_keys=True)
+
+    def alignscore_scores_whole(self, benchmark: str) -> bool:
+        """Whether AlignScore scores all of `benchmark` (not a sample)."""
+        return bool(self.score_files([benchmark], ["alignscore"], sampled=False))
+
+    # Analyses -----------------------------------------------------------------------------------------------
+    @property
+    def leaderboard_benchmarks(self) -> list[str]:
+        """Every scored benchmark but the validation ones."""
+        validation = self.detection_validation
+        return [name for name in self.score_benchmarks if name not in validation]
+
+    @property
+    def leaderboard_runs(self) -> bool:
+        return bool(self.score_files(self.leaderboard_benchmarks, sampled=False))
+
+    @property
+    def decisions_benchmarks(self) -> list[str]:
+        """Every benchmark AlignScore scores whole but the validation cuts that chose the checker's thresholds."""
+        return [name for name in self.leaderboard_benchmarks if self.alignscore_scores_whole(name)]
+
+    @property
+    def decisions_runs(self) -> bool:
+        """The checker's decisions need its folder, which exists only for the trained aligner."""
+        return self.trained_aligner and bool(self.decisions_benchmarks)
+
+    @property
+    def frank_scored(self) -> bool:
+        return FRANK in self.score_benchmarks
+
+    @property
+    def summeval_scored(self) -> bool:
+        return bool(self.score_files([SUMMEVAL], sampled=False)) and SUMMEVAL in self.score_benchmarks
+
+    @property
+    def localisation_scorers(self) -> list[str]:
+        """metaeval.localisation.scorers that the run has, and the user's scorers that localise."""
+        scorers = self.scorers
+        chosen = [name for name in self.read("metaeval.localisation.scorers") if name in scorers]
+        return chosen + list(self.localising_custom)
+
+    @property
+    def localisation_benchmarks(self) -> list[str]:
+        scored = self.score_benchmarks
+        scorers = self.localisation_scorers
+        return [name for name in LOCALISATION_GOLD if name in scored and self.score_files([name], scorers)]
+
+    @property
+    def localisation_runs(self) -> bool:
+        return bool(self.localisation_benchmarks)
+
+    @property
+    def qa_decomposition_runs(self) -> bool:
+        return bool(self.qa_decomposition_benchmarks)
+
+    @property
+    def qa_detection_scorers(self) -> list[str]:
+        """Every scorer of the gold QAs but QASemConsistency, whose own reading of them is the protocol table."""
+        return [scorer for scorer in self.scorers if scorer != "qasem_consistency"]
+
+    @property
+    def qa_detection_benchmarks(self) -> list[str]:
+        return [name for name in [QA_DETECTION_BENCHMARK] if name in self.score_benchmarks]
+
+    @property
+    def qa_detection_runs(self) -> bool:
+        scored = self.score_files(self.qa_detection_benchmarks, self.qa_detection_scorers)
+        return bool(scored) or self.qa_decomposition_runs
+
+    @property
+    def error_types_runs(self) -> bool:
+        """The error-type head on FRANK's categories: the trained aligner's type head, AlignScore on all of FRANK."""
+        return self.trained_aligner and self.read("aligner.train.type_head") and self.alignscore_scores_whole(FRANK)
+
+    @property
+    def correction_runs(self) -> bool:
+        """The checker's corrections on FRANK's outputs: the trained aligner with a token head, on all of FRANK."""
+        return self.trained_aligner and self.read("aligner.train.token_head") and self.alignscore_scores_whole(FRANK)
+
+    @property
+    def explanation_runs(self) -> bool:
+        """The checker's explanations against QASemConsistency's gold QAs: the trained aligner with a token head."""
+        return self.trained_aligner and self.read("aligner.train.token_head")
