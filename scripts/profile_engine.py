@@ -15,7 +15,7 @@ import torch
 from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network
 from factlab.models.engine import EngineSettings, encode_pairs, length_batches, pad_batch, pair_key, score_pairs, scorer_template
 from factlab.score.alignscore import AlignScoreSettings
-from factlab.score.throughput import sample_pairs
+from factlab.score.throughput_command import sample_pairs
 
 device, per_benchmark = sys.argv[1], int(sys.argv[2])
 torch.manual_seed(0)

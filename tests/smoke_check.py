@@ -44,7 +44,7 @@ def decision_problems(run: Path, benchmark: str, checked: pd.DataFrame) -> list[
     """Where `factlab metaeval decisions`, reading the pipeline's AlignScore table at the checker folder's thresholds,
     gives a labelled output another verdict or another number of spans than `factlab check` (`checked`) does."""
     from factlab.checker.folder import CARD_FILE, CheckerSettings
-    from factlab.metaeval.analyses.decisions import DATA_COLUMNS, NO_SCORE, example_decisions, scored_rows
+    from factlab.metaeval.analyses.decisions_command import DATA_COLUMNS, NO_SCORE, example_decisions, scored_rows
 
     settings = CheckerSettings.from_json(run / "results/checker/model" / CARD_FILE)
     data = pd.read_parquet(run / f"results/data/{benchmark}.parquet")

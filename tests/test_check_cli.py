@@ -406,7 +406,7 @@ def test_names_the_commands_list_without_their_modules_are_theirs() -> None:
     """The constants kept light for the commands' help equal those of the modules that use them."""
     from factlab.checker import check_command, inputs
     from factlab.data.adapters import frank as frank_adapter
-    from factlab.metaeval.analyses.published import frank
+    from factlab.metaeval.analyses.published import frank_command as frank
 
     assert frank.BASELINE_METRICS == frank_adapter.BASELINE_METRICS
     assert check_command.FORMATS == inputs.FORMATS

@@ -206,7 +206,7 @@ def test_without_a_model_the_error_says_how_to_get_one(tmp_path: Path) -> None:
 
 def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path) -> None:
     """The packaged threshold against scikit-learn's ROC curve: the best (TPR + TNR) / 2 over its thresholds."""
-    from factlab.checker.package_command import validation_threshold
+    from factlab.checker.pipeline.package_command import validation_threshold
 
     rng = np.random.default_rng(7)
     paths = {"scores": [], "data": []}

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from factlab.checker.folder import CheckerSettings
-from factlab.checker.latency_command import (
+from factlab.checker.pipeline.latency_command import (
     INSTRUCTION_SETS,
     alignscore_pair_count,
     cpu_record,

@@ -21,7 +21,7 @@ from factlab.train.cli import COMMAND_MODULES as TRAIN_COMMANDS
 from factlab.workflow import codedeps
 from factlab.workflow.codedeps import FactsCache, command_code, module_closure
 
-FRANK = "src/factlab/metaeval/analyses/published/frank.py"
+FRANK = "src/factlab/metaeval/analyses/published/frank_command.py"
 COMMANDS = [
     ("download", None),
     ("data", None),
@@ -199,7 +199,7 @@ def test_a_failed_save_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytes
 
 def test_a_name_a_package_imports_lazily_brings_in_only_its_submodule() -> None:
     # `from factlab.metaeval import fleiss_kappa`: factlab.metaeval imports it from .agreement on first use (LAZY_EXPORTS)
-    closure = module_closure(["factlab.metaeval.analyses.published.agreement"])
+    closure = module_closure(["factlab.metaeval.analyses.published.agreement_command"])
     assert "src/factlab/metaeval/agreement.py" in closure
     assert "src/factlab/metaeval/williams.py" not in closure
 

@@ -347,7 +347,7 @@ def test_a_truncated_json_line_names_its_line_and_column(tmp_path):
 
 
 def test_training_overlap_lists_examples_sharing_an_eight_word_run():
-    from factlab.score.training_overlap import overlapping_examples
+    from factlab.score.training_overlap_command import overlapping_examples
 
     frame = pd.read_json(FIXTURES / "byo_qags_xsum_head.jsonl", lines=True)
     examples = frame.rename(columns={"id": "example_id", "document": "source", "summary": "output"})

@@ -76,7 +76,7 @@ def test_params_are_the_keys_each_stage_reads(stages):
 
 def test_deps_are_the_code_each_stage_runs(stages):
     deps = {name: set(stage["deps"]) for name, stage in stages.items()}
-    assert "src/factlab/metaeval/analyses/published/frank.py" in deps["metaeval"]
+    assert "src/factlab/metaeval/analyses/published/frank_command.py" in deps["metaeval"]
     assert not any(dep.startswith("src/factlab/metaeval/") for dep in deps["train"] | deps["preprocess"])
     assert "src/factlab/train/qasem.py" in deps["train"] and "src/factlab/train/qasem.py" not in deps["preprocess"]
     assert {"results/data", "results/models"} <= deps["preprocess"]  # qas reads the trained parser

@@ -16,7 +16,7 @@ from statsmodels.stats.multitest import multipletests
 from factlab.cli import main
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.leaderboard import BUILTIN, PUBLISHED, USER, holm_adjust, leaderboard, reference_scorer, scorer_summary
-from factlab.paper.scorer_tables import leaderboard_frame
+from factlab.paper.scorer_tables_command import leaderboard_frame
 
 FIXTURES = Path(__file__).parent / "fixtures" / "report"  # 22 real TRUE FRANK examples, AlignScore's pipeline scores
 

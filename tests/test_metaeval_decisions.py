@@ -21,7 +21,7 @@ from tiny_aligner import save_tiny_checker
 import factlab
 from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.errors import DataError, FactlabError
-from factlab.metaeval.analyses.decisions import NO_SCORE, example_decisions, run_decisions, scored_rows
+from factlab.metaeval.analyses.decisions_command import NO_SCORE, example_decisions, run_decisions, scored_rows
 from factlab.metaeval.correction import wilson_interval
 from factlab.metaeval.decisions import DECISION_COLUMNS, decision_row
 from factlab.metaeval.errors import StatisticsError

@@ -14,7 +14,7 @@ from sklearn.metrics import f1_score as sklearn_f1
 from sklearn.metrics import roc_auc_score
 
 from factlab.data.registry import get_spec
-from factlab.metaeval.analyses.error_types import auc_among_errors, run_error_types
+from factlab.metaeval.analyses.error_types_command import auc_among_errors, run_error_types
 from factlab.metaeval.error_types import (
     EVALUATED_TYPES,
     Word,

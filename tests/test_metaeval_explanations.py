@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from factlab.checker.explanation_command import chosen_responses, pointing_frames
+from factlab.checker.pipeline.explanation_command import chosen_responses, pointing_frames
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.explanations import (
     QaElements,

@@ -1,7 +1,8 @@
-"""factlab's scorers on FRANK (factlab.metaeval.analyses.frank_scorers), checked with FRANK's released scores posing as scorers.
+"""factlab's scorers on FRANK (factlab.metaeval.analyses.frank_scorers_command), checked with FRANK's released scores
+posing as scorers.
 
 A score table holding FRANK's released FactCC scores must get exactly the partial correlation
-FRANK's own table gives FactCC (rebuilt by factlab.metaeval.analyses.published.frank, itself checked against
+FRANK's own table gives FactCC (rebuilt by factlab.metaeval.analyses.published.frank_command, itself checked against
 scipy and pingouin in test_published_frank.py), and its Williams test against BERTScore-P-Art the
 same numbers as the released pair.
 """
@@ -16,8 +17,8 @@ import pytest
 from factlab.cli import main
 from factlab.data.adapters.frank import adapt_frank, adapt_frank_baselines
 from factlab.errors import FactlabError
-from factlab.metaeval.analyses.frank_scorers import with_scorer_columns
-from factlab.metaeval.analyses.published import frank as published
+from factlab.metaeval.analyses.frank_scorers_command import with_scorer_columns
+from factlab.metaeval.analyses.published import frank_command as published
 from factlab.paper import frank_figures as published_figures
 from factlab.sampling import sample_examples
 

@@ -18,7 +18,7 @@ from factlab.data.adapters.wice_tokens import adapt_wice_tokens
 from factlab.data.adapters.xsumfaith import adapt_xsumfaith
 from factlab.data.adapters.xsumfaith_spans import adapt_xsumfaith_spans
 from factlab.errors import DataError, FactlabError
-from factlab.metaeval.analyses.localisation import run_localisation
+from factlab.metaeval.analyses.localisation_command import run_localisation
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.localisation import (
     character_prf,

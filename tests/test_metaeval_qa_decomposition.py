@@ -1,4 +1,4 @@
-"""QASemConsistency's decomposition (factlab.metaeval.analyses.qa_decomposition) on the real benchmark and its gold QAs.
+"""QASemConsistency's decomposition (factlab.metaeval.analyses.qa_decomposition_command) on the real benchmark and its gold QAs.
 
 Score tables in the scorer's layout (`units` detail) are made from seeded noise around the labels, so the
 expected AUCs come from scikit-learn on a join done here by hand, independently of the module's join.
@@ -143,7 +143,7 @@ def test_paper_table_puts_each_decomposition_in_its_column(tmp_path, tables) -> 
         str(tmp_path / "qas.csv"),
     ]
     assert main([*command, "--out-md", str(out_md), "--out-tex", str(out_tex)]) == 0
-    from factlab.paper.scorer_tables import qa_decomposition_frame
+    from factlab.paper.scorer_tables_command import qa_decomposition_frame
 
     table = qa_decomposition_frame(pd.read_csv(tmp_path / "responses.csv"), pd.read_csv(tmp_path / "qas.csv")).set_index("task")
     scored = responses.head(RESPONSES)

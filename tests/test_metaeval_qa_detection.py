@@ -1,4 +1,4 @@
-"""QASemConsistency's QA-level detection (factlab.metaeval.analyses.qa_detection) on the real gold QAs.
+"""QASemConsistency's QA-level detection (factlab.metaeval.analyses.qa_detection_command) on the real gold QAs.
 
 Scores: a word-overlap reading of each real QA (the share of the answer's words found in its source,
 computed here) and, in the scorer's `units` layout, seeded noise around the labels. Every number is checked
@@ -164,7 +164,7 @@ def test_a_scorer_of_a_sample_of_the_qas_is_not_set_beside_the_published_numbers
     )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert {entry["scorer"] for entry in metrics["best_bacc_fixed05"].values()} == {"always"}
-    from factlab.paper.scorer_tables import qa_detection_frame
+    from factlab.paper.scorer_tables_command import qa_detection_frame
 
     frame = qa_detection_frame(pd.read_csv(tmp_path / "qa_detection.csv"), pd.read_csv(tmp_path / "published.csv"))
     frame = frame.set_index("scorer")
@@ -223,7 +223,7 @@ def test_paper_table_shows_the_test_split_beside_the_published_rows(tmp_path, go
     command = ["paper", "qa-detection-table", "--detection", str(tmp_path / "qa_detection.csv"),
                "--published", str(tmp_path / "published.csv"), "--out-md", str(out_md), "--out-tex", str(out_tex)]  # fmt: skip
     assert main(command) == 0
-    from factlab.paper.scorer_tables import qa_detection_frame
+    from factlab.paper.scorer_tables_command import qa_detection_frame
 
     detection = pd.read_csv(tmp_path / "qa_detection.csv")
     frame = qa_detection_frame(detection, pd.read_csv(tmp_path / "published.csv")).set_index("scorer")

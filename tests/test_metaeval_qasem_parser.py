@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from factlab.metaeval.analyses.qasem_parser import bootstrap_rows, sentence_counts
+from factlab.metaeval.analyses.qasem_parser_command import bootstrap_rows, sentence_counts
 from factlab.models.qasem.evaluation import Argument
 
 

@@ -13,8 +13,9 @@ from simple_scores import word_share
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from factlab.errors import FactlabError
-from factlab.metaeval.analyses.detection import detection_row, validation_threshold
+from factlab.metaeval.analyses.detection_command import detection_row
 from factlab.metaeval.analyses.score_tables import labelled_scores
+from factlab.metaeval.detection import validation_threshold
 
 SCORES = [0.9, 0.8, 0.35, 0.6, 0.2, 0.55, 0.1, 0.7]
 LABELS = [1, 1, 1, 0, 0, 1, 0, 0]
@@ -147,7 +148,7 @@ def test_a_scorer_against_itself_differs_by_nothing() -> None:
 
 
 def test_detection_table_compares_each_scorer_with_the_best(tmp_path) -> None:
-    from factlab.metaeval.analyses.detection import COLUMNS, compare_with_best
+    from factlab.metaeval.analyses.detection_command import COLUMNS, compare_with_best
 
     data = frame().drop(columns="score")
     worse = [0.1, 0.8, 0.35, 0.6, 0.2, 0.55, 0.9, 0.7]
@@ -172,7 +173,7 @@ def test_reliability_rows_pool_benchmarks_and_match_sklearn() -> None:
     from sklearn.calibration import calibration_curve
     from sklearn.isotonic import IsotonicRegression
 
-    from factlab.metaeval.analyses.detection import reliability_rows
+    from factlab.metaeval.analyses.detection_command import reliability_rows
     from factlab.metaeval.calibration import isotonic_calibrator
 
     second = frame().assign(score=[0.95, 0.45, 0.15, 0.65, 0.05, 0.85, 0.3, 0.75], label=[1, 0, 1, 0, 0, 1, 0, 1])
@@ -196,7 +197,7 @@ def test_reliability_rows_pool_benchmarks_and_match_sklearn() -> None:
 
 
 def test_reliability_rows_skip_raw_scores_outside_unit_interval_and_single_class() -> None:
-    from factlab.metaeval.analyses.detection import reliability_rows
+    from factlab.metaeval.analyses.detection_command import reliability_rows
 
     signed = frame().assign(score=[s * 2 - 1 for s in SCORES])
     assert reliability_rows("zs", [signed], None, 4) == []  # no raw diagram of scores in [-1, 1], no calibrator
@@ -221,7 +222,7 @@ def test_a_similarity_rounded_above_one_still_gets_an_ece() -> None:
 def test_tuning_overlap_is_the_share_of_examples_sharing_word_runs_not_equal_strings() -> None:
     """Real QAGS-XSum records: a reported benchmark holding one tuning article in another tokenisation (upper case,
     commas spaced) overlaps the tuning data in that example only; one holding other articles does not."""
-    from factlab.metaeval.analyses.detection import TuningOverlap
+    from factlab.metaeval.analyses.detection_command import TuningOverlap
 
     records = pd.read_csv(Path(__file__).parent / "fixtures" / "byo_qags_xsum_head.csv")
     texts = pd.DataFrame(
@@ -305,7 +306,7 @@ def test_tuning_overlap_is_measured_against_every_validation_benchmark_for_every
 
 def test_headline_metrics_average_only_the_benchmarks_with_an_auc() -> None:
     """A benchmark with one label (no AUC) is left out of the scorer's means and counts; worked by hand."""
-    from factlab.metaeval.analyses.detection import headline_metrics
+    from factlab.metaeval.analyses.detection_command import headline_metrics
 
     table = pd.DataFrame(
         {
@@ -388,7 +389,7 @@ def test_wice_partially_supported_claims_get_their_own_rows(raw, tmp_path, capsy
 
 def test_breakdown_of_a_group_holding_both_labels_is_its_own_examples() -> None:
     """A group column whose values each hold both labels (a custom benchmark's domain): one row per value, its examples."""
-    from factlab.metaeval.analyses.detection import breakdowns
+    from factlab.metaeval.analyses.detection_command import breakdowns
 
     data = frame().assign(domain=["news", "news", "news", "news", "chat", "chat", "chat", "chat"])
     subsets = breakdowns("b", data, ["domain"])
@@ -398,7 +399,7 @@ def test_breakdown_of_a_group_holding_both_labels_is_its_own_examples() -> None:
 
 def test_headline_metrics_of_a_scorer_with_no_auc_anywhere() -> None:
     """A scorer whose every benchmark has one label (a smoke subset) has no means and counts no benchmark."""
-    from factlab.metaeval.analyses.detection import headline_metrics
+    from factlab.metaeval.analyses.detection_command import headline_metrics
 
     table = pd.DataFrame(
         {"scorer": ["a"], "benchmark": ["one_label"], "sampled": [False], "roc_auc": [np.nan], "bacc_fixed05": [np.nan]}

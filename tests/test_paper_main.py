@@ -16,8 +16,8 @@ from PIL import Image
 from factlab.cli import main as factlab_main
 from factlab.errors import FactlabError
 from factlab.paper import captions
-from factlab.paper.latex import build_pdf, check_log, compile_tex, count_pages, missing_captions, pdf_text
-from factlab.paper.main_tex import FURTHER, SECTIONS, collect_floats, render_main
+from factlab.paper.latex_command import build_pdf, check_log, compile_tex, count_pages, missing_captions, pdf_text
+from factlab.paper.main_tex_command import FURTHER, SECTIONS, collect_floats, render_main
 from factlab.paper.provenance import file_upstream, keys_of_rules, parse_rule_files, rule_named, rule_writing
 from factlab.paper.tables import to_latex
 

@@ -1,4 +1,4 @@
-"""The pipeline-cost table (factlab.paper.pipeline_cost) from real Snakemake `benchmark:` files, and the
+"""The pipeline-cost table (factlab.paper.pipeline_cost_command) from real Snakemake `benchmark:` files, and the
 rule's inputs: every benchmarked job of the default DAG, and no job that only the table would need."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from factlab.errors import DataError
-from factlab.paper.pipeline_cost import pipeline_cost, read_benchmark
+from factlab.paper.pipeline_cost_command import pipeline_cost, read_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "benchmarks"  # `benchmark:` files of a few jobs of one default run
@@ -69,7 +69,7 @@ def test_elapsed_time_counts_the_seconds_when_at_least_one_job_ran(tmp_path):
 
 def test_overlapping_jobs_count_once():
     # Nested and overlapping intervals, worked by hand: 0-10, 2-5 (inside), 8-12, 20-21 -> 12 + 1 = 13 s.
-    from factlab.paper.pipeline_cost import busy_seconds
+    from factlab.paper.pipeline_cost_command import busy_seconds
 
     assert busy_seconds([0, 2, 8, 20], [10, 5, 12, 21]) == pytest.approx(13.0)
     assert busy_seconds([5], [5]) == 0.0

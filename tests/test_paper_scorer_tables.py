@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from factlab.paper.scorer_tables import (
+from factlab.paper.scorer_tables_command import (
     correction_frame,
     correlations_frame,
     error_types_frame,
@@ -134,7 +134,7 @@ def test_williams_p_against_the_top_row_only_where_the_pair_was_tested() -> None
 
 
 def test_p_values_at_three_decimals_or_below_a_thousandth() -> None:
-    from factlab.paper.scorer_tables import p_value_text
+    from factlab.paper.scorer_tables_command import p_value_text
 
     assert [p_value_text(p) for p in (0.2209, 0.0012, 0.00099, float("nan"))] == ["0.221", "0.001", "< 0.001", ""]
 

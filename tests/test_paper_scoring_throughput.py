@@ -1,4 +1,4 @@
-"""Every scorer's throughput (factlab.paper.scoring_throughput) from real Snakemake `benchmark:` files of a default run
+"""Every scorer's throughput (factlab.paper.scoring_throughput_command) from real Snakemake `benchmark:` files of a default run
 and real FRANK summaries, each number worked here by hand; the rule's inputs are every scoring job of the DAG."""
 
 from __future__ import annotations

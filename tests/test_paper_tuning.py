@@ -1,4 +1,4 @@
-"""factlab's chunk-size sweep figure (factlab.paper.tuning) from a real tuning table: the lines drawn are the macro
+"""factlab's chunk-size sweep figure (factlab.paper.tuning_command) from a real tuning table: the lines drawn are the macro
 means worked here with numpy, the star is the recorded choice, and a table without its columns is a one-line error."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from factlab.cli import main
 from factlab.errors import DataError
-from factlab.paper.tuning import alignscore_tuning_figure, read_tuning
+from factlab.paper.tuning_command import alignscore_tuning_figure, read_tuning
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "alignscore_tuning"
 

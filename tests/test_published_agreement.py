@@ -9,7 +9,7 @@ import pytest
 
 from factlab.cli import main
 from factlab.data.registry import get_spec
-from factlab.metaeval.analyses.published.agreement import AGREEMENT_COLUMNS, agreement_table, ratings_matrix
+from factlab.metaeval.analyses.published.agreement_command import AGREEMENT_COLUMNS, agreement_table, ratings_matrix
 
 DATASETS = ("qags_cnndm", "qags_xsum", "xsumfaith")
 

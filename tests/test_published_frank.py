@@ -19,9 +19,9 @@ from scipy import stats
 from factlab.cli import main
 from factlab.data.adapters.frank import BASELINE_METRICS, adapt_frank, adapt_frank_baselines
 from factlab.errors import DataError
-from factlab.metaeval.analyses.published import frank as published
+from factlab.metaeval.analyses.published import frank_command as published
 from factlab.paper import captions
-from factlab.paper.frank import frank_layout
+from factlab.paper.frank_command import frank_layout
 
 SOME_METRICS = ["FactCC", "Dep Entail", "BertScore P Art"]  # Dep Entail has 83 missing scores
 

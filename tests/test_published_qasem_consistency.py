@@ -12,7 +12,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kap
 
 from factlab.cli import main
 from factlab.data.registry import get_spec
-from factlab.metaeval.analyses.published.qasem_consistency import STATISTICS_COLUMNS, statistics_table
+from factlab.metaeval.analyses.published.qasem_consistency_command import STATISTICS_COLUMNS, statistics_table
 
 # Mirror README: responses (Verifiability: sentences) and QA pairs per task.
 RESPONSES = {"cliff": 74, "factscore": 36, "verifiability": 189}

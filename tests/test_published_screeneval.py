@@ -10,7 +10,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from factlab.cli import main
 from factlab.data.registry import get_spec
-from factlab.metaeval.analyses.published.screeneval import (
+from factlab.metaeval.analyses.published.screeneval_command import (
     chunk_size_table,
     detection_table,
     item_labels,

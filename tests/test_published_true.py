@@ -11,13 +11,13 @@ from sklearn.preprocessing import MinMaxScaler
 
 from factlab.cli import main
 from factlab.data.registry import get_spec
-from factlab.metaeval.analyses.published.true_published import (
+from factlab.metaeval.analyses.published.true_published_command import (
     MEAN_8,
     MEAN_ALL,
     detection_table,
     published_comparison,
 )
-from factlab.paper.true_published import true_published_layout
+from factlab.paper.true_published_command import true_published_layout
 
 ECE_BINS = 15
 EIGHT_SETS = ["begin", "dialfact", "frank", "mnbm", "q2", "qags_cnndm", "qags_xsum", "summeval"]  # not fever/paws/vitc

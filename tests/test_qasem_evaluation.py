@@ -110,7 +110,7 @@ def test_covered_gold_by_hand() -> None:
 
 
 def test_scores_table_puts_the_published_parser_beside() -> None:
-    from factlab.paper.qasem_parser import qasem_parser_layout as scores_table
+    from factlab.paper.qasem_parser_command import qasem_parser_layout as scores_table
 
     scores = pd.DataFrame(
         {

@@ -20,7 +20,7 @@ from factlab.cli import main
 from factlab.data.registry import get_spec
 from factlab.errors import FactlabError
 from factlab.io import write_parquet
-from factlab.metaeval.analyses.qasem_parser import SCORE_COLUMNS
+from factlab.metaeval.analyses.qasem_parser_command import SCORE_COLUMNS
 from factlab.models.qasem.benchmark import score_on_gold
 from factlab.models.qasem.data import IGNORE
 from factlab.models.qasem.decoding import DECODING_GRID, SpanDecoding

@@ -10,7 +10,7 @@ import pytest
 from factlab.data.registry import get_spec
 from factlab.errors import DataError
 from factlab.models.qasem.types import Predicate, QAPair, SentenceParse
-from factlab.preprocess.qas import QA_COLUMNS, load_qasem_parser, qa_units, spacy_tokenizer
+from factlab.preprocess.qas_command import QA_COLUMNS, load_qasem_parser, qa_units, spacy_tokenizer
 
 
 class GoldAnswerParser:
@@ -134,7 +134,7 @@ def test_qas_command_parses_only_the_seeded_sample_it_is_given(raw, tmp_path, mo
     """`--sample-examples N`: the output sentences of the scoring job's own sample (drawn, as it draws it, from the
     examples preprocess kept) are parsed, and into the very QAs the whole run gives them; the rest is counted."""
     from factlab.cli import main
-    from factlab.preprocess import qas as qas_module
+    from factlab.preprocess import qas_command as qas_module
     from factlab.preprocess.benchmark import select_examples
     from factlab.sampling import sample_examples
     from factlab.text.sentences import split_sentences

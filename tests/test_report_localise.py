@@ -24,7 +24,7 @@ import pytest
 from factlab.cli import main
 from factlab.errors import DataError, FactlabError
 from factlab.report.assets import PAGE_CSS, PAGE_JS
-from factlab.report.localise import (
+from factlab.report.localise_command import (
     LocaliseSettings,
     build_payload,
     checker_thresholds,

@@ -37,7 +37,7 @@ def test_the_limit_reaches_torch_imported_before_or_after() -> None:
 def test_a_rouge_job_does_not_import_torch() -> None:
     code = (
         # what a rouge job imports: its command module, the scorer's module, and the job's examples
-        "import sys; import factlab.score.baseline_commands, factlab.score.rouge; "
+        "import sys; import factlab.score.baseline_command, factlab.score.rouge; "
         "from factlab.score.commands import job_examples; print('torch' in sys.modules)"
     )
     assert run(code) == "False"

@@ -24,7 +24,7 @@ from factlab.models.support_heads import with_support_head
 from factlab.models.token_support import score_tokens
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings, alignscore_pairs, rank_chunks, score_benchmark
-from factlab.score.alignscore_commands import tuned_settings
+from factlab.score.alignscore_command import tuned_settings
 from factlab.score.sentences import sentences_by_owner
 from factlab.score.tuning import TuningSettings, choose, choose_top_chunks, sweep, sweep_top_chunks
 from factlab.text.chunking import SentenceChunk, alignscore_chunks
@@ -269,7 +269,7 @@ def test_bad_tuning_settings() -> None:
 
 
 def test_the_choices_readers_honour_top_chunks_and_older_ones_read_every_chunk(tmp_path: Path) -> None:
-    from factlab.checker.package_command import checker_settings
+    from factlab.checker.pipeline.package_command import checker_settings
 
     choice = tmp_path / "alignscore_choice.json"
     tuned = {"support_head": "binary", "words_per_chunk": 120, "aggregation": "min", "chunk_policy": "reference"}

@@ -18,11 +18,11 @@ from factlab.models.aligner import AlignerConfig, AlignerScorer, new_network, sa
 from factlab.models.engine import EngineSettings, reference_scores
 from factlab.models.loading import load_pair_scorer
 from factlab.preprocess.benchmark import sentence_units
-from factlab.preprocess.qas import QA_COLUMNS
+from factlab.preprocess.qas_command import QA_COLUMNS
 from factlab.score.alignscore import AlignScoreSettings
 from factlab.score.alignscore import score_benchmark as alignscore
 from factlab.score.qasem_consistency import QASemConsistencySettings, aggregate_support, balanced_support, score_benchmark
-from factlab.score.qasem_consistency_commands import job_settings
+from factlab.score.qasem_consistency_command import job_settings
 from factlab.text.chunking import SentenceChunk, alignscore_chunks
 from factlab.text.sentences import Sentence
 
@@ -431,7 +431,7 @@ def test_command_writes_the_scores_of_both_decompositions(
 def test_the_aligned_share_is_the_training_targets_share() -> None:
     """aligned_share restates the training's binary targets (row_targets, not imported by scoring): both agree on
     every kind of row, and only train rows count."""
-    from factlab.score.qasem_consistency_commands import aligned_share
+    from factlab.score.qasem_consistency_command import aligned_share
     from factlab.train.aligner import row_targets
 
     rows = pd.DataFrame(

@@ -27,7 +27,7 @@ from factlab.score.summac_conv import (
     sentence_histograms,
     train_head,
 )
-from factlab.score.summac_conv_fit import ConvTrainSettings, head_examples
+from factlab.score.summac_conv_fit_command import ConvTrainSettings, head_examples
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

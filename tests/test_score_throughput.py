@@ -16,7 +16,7 @@ from factlab.io import write_parquet
 from factlab.models.aligner import save_aligner
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings
-from factlab.score.throughput import sample_pairs
+from factlab.score.throughput_command import sample_pairs
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -18,7 +18,7 @@ from factlab.models.aligner import AlignerScorer
 from factlab.models.engine import EngineSettings
 from factlab.preprocess.benchmark import sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
-from factlab.score.alignscore_commands import tuned_settings
+from factlab.score.alignscore_command import tuned_settings
 from factlab.score.tuning import TuningSettings, choose, read_choice, sweep, tuning_sample
 
 FIXTURES = Path(__file__).parent / "fixtures"

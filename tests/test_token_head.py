@@ -285,7 +285,7 @@ def test_localisation_evaluates_the_token_detail_as_its_own_scorer(tmp_path):
 
 
 def test_checker_token_threshold_is_the_validation_tuned_one(tmp_path):
-    from factlab.checker.package_command import token_reading
+    from factlab.checker.pipeline.package_command import token_reading
 
     def token_threshold(path):
         reading = token_reading(path)

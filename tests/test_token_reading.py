@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from factlab.checker.package_command import token_reading
+from factlab.checker.pipeline.package_command import token_reading
 from factlab.cli import main
-from factlab.metaeval.analyses.localisation import run_localisation
+from factlab.metaeval.analyses.localisation_command import run_localisation
 
 ROOT = Path(__file__).resolve().parents[1]
 VOCABULARY = ("cats", "dogs", "purr", "bark", "fish", "swim", "birds", "sing", "snow", "ice", "melts", "falls")

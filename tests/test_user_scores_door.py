@@ -33,8 +33,8 @@ from factlab.data.adapters.scale_published import SPECS as PUBLISHED_SPECS
 from factlab.data.adapters.scale_published import TRUE_SETS, adapt_true_published
 from factlab.data.adapters.true import MIRRORED_SETS, adapt_true
 from factlab.data.schema import validate_benchmark, validate_table
-from factlab.metaeval.analyses import detection as detection_module
-from factlab.metaeval.analyses.published.true_published import detection_table
+from factlab.metaeval.analyses import detection_command as detection_module
+from factlab.metaeval.analyses.published.true_published_command import detection_table
 from factlab.preprocess.benchmark import SENTENCE_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ SCALE = "scale_score_reference_outputs"
 METRICS = ("unieval", "summac_zs", "summac_conv", "bert_score_f")
 SETS = MIRRORED_SETS  # all 8 mirrored TRUE sets (fever, mnbm and vitc are not mirrored)
 UPSTREAM_KEY = {true_set: key for key, true_set in TRUE_SETS.items()}
-# FRANK's table prints coefficients to two decimals (factlab.paper.frank.marked, FRANK's paper)
+# FRANK's table prints coefficients to two decimals (factlab.paper.frank_command.marked, FRANK's paper)
 FRANK_DECIMALS = 2
 FRANK_TABLE = ROOT / "paper" / "tables" / "frank_baselines.md"
 SUBSETS = ("all", "cnndm", "xsum")

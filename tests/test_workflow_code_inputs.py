@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FRANK = "src/factlab/metaeval/analyses/published/frank.py"
+FRANK = "src/factlab/metaeval/analyses/published/frank_command.py"
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_editing_a_metaeval_module_trains_and_preprocesses_nothing(jobs):
 @pytest.mark.slow
 def test_editing_a_table_layout_recomputes_no_statistic(jobs):
     paper_document = {"write_paper_main", "paper_pdf"}  # main.tex inputs every table; the PDF follows
-    assert rerun_rules(jobs, "src/factlab/paper/true_published.py") == {"tabulate_true_published", *paper_document}
+    assert rerun_rules(jobs, "src/factlab/paper/true_published_command.py") == {"tabulate_true_published", *paper_document}
     assert rerun_rules(jobs, "src/factlab/paper/captions.py") >= {"tabulate_datasets", "tabulate_qasem_parser"}
     for module in sorted((ROOT / "src/factlab/paper").rglob("*.py")):
         reached = rerun_rules(jobs, str(module.relative_to(ROOT)))

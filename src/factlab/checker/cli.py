@@ -7,10 +7,10 @@ import argparse
 from factlab.commands import register_commands
 
 COMMAND_MODULES = {
-    "package": "factlab.checker.package_command",
-    "latency": "factlab.checker.latency_command",
-    "correction": "factlab.checker.correction_command",
-    "explanations": "factlab.checker.explanation_command",
+    "package": "factlab.checker.pipeline.package_command",
+    "latency": "factlab.checker.pipeline.latency_command",
+    "correction": "factlab.checker.pipeline.correction_command",
+    "explanations": "factlab.checker.pipeline.explanation_command",
 }
 
 

@@ -17,7 +17,9 @@ prediction) and breaks ties towards the lowest threshold.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,6 +29,9 @@ from sklearn.metrics import balanced_accuracy_score, f1_score
 from factlab.metaeval.errors import StatisticsError
 from factlab.metaeval.inputs import FloatArray, as_float_vector, binary_labels, require_no_nan, require_same_length
 from factlab.metaeval.variants import THRESHOLD_POLICIES, ThresholdPolicy
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FIXED_THRESHOLD = 0.5
 
@@ -161,3 +166,23 @@ def threshold_policy_result(
     if policy == "oracle":
         return oracle(y_true, y_score)
     raise StatisticsError(f"unknown threshold policy {policy!r}; choose one of {THRESHOLD_POLICIES}")
+
+
+def pooled_validation(tuning: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """The scored validation examples of every tuning benchmark, pooled; None without both labels."""
+    import pandas as pd
+
+    frames = [frame.dropna(subset=["score"]) for frame in tuning.values()]
+    pooled = pd.concat(frames) if frames else pd.DataFrame()
+    if pooled.empty or pooled["label"].nunique() < 2:
+        return None
+    return pooled
+
+
+def validation_threshold(tuning: Mapping[str, pd.DataFrame]) -> float | None:
+    """The threshold that maximises balanced accuracy on the pooled validation examples (tune_threshold); None without
+    both labels."""
+    pooled = pooled_validation(tuning)
+    if pooled is None:
+        return None
+    return tune_threshold(pooled["label"].astype(int).to_numpy(), pooled["score"].to_numpy())

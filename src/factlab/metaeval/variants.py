@@ -17,5 +17,10 @@ THRESHOLD_POLICIES: tuple[ThresholdPolicy, ...] = ("fixed05", "val_tuned", "orac
 
 LOCALISATION_POLICIES = ("fixed05", "val_tuned", "oracle")
 
+# The names of a score table's token readings as scorers of their own: `<scorer>_tokens` (the aligner's token head,
+# each word piece a unit) and `<scorer>_localiser` (the token head read through a token localiser).
+TOKEN_SUFFIX = "_tokens"
+LOCALISER_SUFFIX = "_localiser"
+
 # What `paired.paired_auc_difference` computes, as the tables that report its p-values name it.
 PAIRED_TEST = "paired document bootstrap of the ROC AUC difference (two-sided, percentile)"

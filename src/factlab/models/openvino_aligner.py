@@ -3,7 +3,7 @@
 `factlab check` spends seconds importing torch and transformers before it scores anything; this runtime imports
 OpenVINO and `tokenizers` (a fraction of a second) and reads the same network:
 - `export_onnx` writes the aligner's network as an ONNX graph (every head it has: 3-way, binary, token and type
-  logits) from its trained weights; the checker folder carries it (`model.onnx`, factlab.checker.package_command);
+  logits) from its trained weights; the checker folder carries it (`model.onnx`, factlab.checker.pipeline.package_command);
 - `OpenVinoAligner` compiles that graph for the CPU, in fp32, or in bf16 where the CPU has native bf16 (precision
   `auto`, as the torch engine resolves it: factlab.models.engine.resolve_precision), and reads its heads as the
   torch aligner does: softmax over the 3-way, binary and type logits, sigmoid per token; here on the host in float64;

@@ -1,6 +1,6 @@
 """Figures of the published detection analyses: ScreenEval chunk size and reliability diagrams.
 
-Each function takes the result table written by factlab.metaeval.analyses.published.screeneval and
+Each function takes the result table written by factlab.metaeval.analyses.published.screeneval_command and
 returns a matplotlib Figure; the command saves it with `save_figure`.
 """
 

@@ -1,6 +1,6 @@
 """Figures of the rebuilt FRANK meta-evaluation: Williams p-values, metric-metric correlations, error-category ablation.
 
-Inputs are the result tables of factlab.metaeval.analyses.published.frank (already ordered by the
+Inputs are the result tables of factlab.metaeval.analyses.published.frank_command (already ordered by the
 caller, usually by all-data partial Pearson, best first); each function writes one PNG.
 """
 

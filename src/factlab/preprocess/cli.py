@@ -7,10 +7,10 @@ import argparse
 from factlab.commands import register_commands
 
 COMMAND_MODULES = {
-    "sentences": "factlab.preprocess.commands",
-    "triples": "factlab.preprocess.commands",
-    "report": "factlab.preprocess.commands",
-    "qas": "factlab.preprocess.qas",
+    "sentences": "factlab.preprocess.benchmark_command",
+    "triples": "factlab.preprocess.benchmark_command",
+    "report": "factlab.preprocess.benchmark_command",
+    "qas": "factlab.preprocess.qas_command",
 }
 
 

@@ -1,4 +1,4 @@
-"""The localisation page's inline stylesheet and script (factlab.report.localise.render_html), read from the
+"""The localisation page's inline stylesheet and script (factlab.report.localise_command.render_html), read from the
 package's static/page.css and static/page.js.
 
 `PACKAGE_DATA` names them for the workflow's code inputs (factlab.workflow.codedeps lists a module's package data beside

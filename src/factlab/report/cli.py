@@ -7,7 +7,7 @@ import argparse
 from factlab.commands import register_commands
 
 COMMAND_MODULES = {
-    "localise": "factlab.report.localise",
+    "localise": "factlab.report.localise_command",
 }
 
 

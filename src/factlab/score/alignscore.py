@@ -27,7 +27,7 @@ points at the error:
   factlab.models.token_memo), the lowest over chunks (a word is supported when some chunk supports
   it); the example's `tokens` column lists every piece with its offsets in the output and its support
   (1 - P(unsupported)), what the localisation analysis projects onto gold tokens
-  (factlab.metaeval.analyses.localisation); with a type head, each sentence's `error_types`: the
+  (factlab.metaeval.analyses.localisation_command); with a type head, each sentence's `error_types`: the
   distribution over FRANK's categories of the error it would make.
 """
 

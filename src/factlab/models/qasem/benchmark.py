@@ -7,7 +7,7 @@
 - `consistency_coverage`: parse QASemConsistency responses sentence by sentence (predicates
   detected, copular QAs on) and report, per task, the share of gold QAs whose predicate token and
   answer span the parser covers.
-The paper's table of these scores is rendered by factlab.paper.qasem_parser.
+The paper's table of these scores is rendered by factlab.paper.qasem_parser_command.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from factlab.errors import DataError
 from factlab.io import write_text
 from factlab.paper import captions
-from factlab.paper.pipeline_cost import read_benchmark
+from factlab.paper.pipeline_cost_command import read_benchmark
 from factlab.paper.tables import write_tables
 
 if TYPE_CHECKING:

@@ -105,7 +105,7 @@ def run_throughput(args: argparse.Namespace) -> None:
 
     from factlab.models.engine import engine_settings, reference_scores, score_pairs
     from factlab.models.loading import load_pair_scorer
-    from factlab.score.alignscore_commands import tuned_settings
+    from factlab.score.alignscore_command import tuned_settings
 
     set_threads(args.threads)
     scorer = load_pair_scorer(

@@ -1,6 +1,6 @@
 """`factlab train aligner`: the training mixture -> an aligner folder (factlab.models.aligner) plus
 training_log.json, metrics.json and curves.csv (per validation point: loss and AUCs; `dvc plots`).
-It refuses a mixture without a passed leakage check (factlab.train.mixture_commands).
+It refuses a mixture without a passed leakage check (factlab.train.mixture_command).
 """
 
 from __future__ import annotations

@@ -236,7 +236,8 @@ def correlations_frame(correlations: pd.DataFrame, williams: pd.DataFrame | None
 
 
 SAMPLE_MARK = " (sample)"  # a scorer of a seeded sample of the benchmark (score.sample): never the best compared with
-SUMMEVAL_REPORTED = "held_out"  # SummEval's summaries that were not tuning examples (factlab.metaeval.analyses.summeval_scorers)
+# SummEval's summaries that were not tuning examples (factlab.metaeval.analyses.summeval_scorers_command)
+SUMMEVAL_REPORTED = "held_out"
 ANNOTATORS = "annotators"
 EVIDENCE_GOLD = "wice_claims evidence"
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from factlab.metaeval.analyses.localisation import GoldTable, WordCache
+    from factlab.metaeval.analyses.localisation_command import GoldTable, WordCache
 
 LOG = logging.getLogger(__name__)
 POLICY = "val_tuned"
@@ -78,14 +78,8 @@ def table_readings(
 ) -> dict[str, dict[str, Any]]:
     """The readings of one score table on one gold table, each tuned on the gold's validation outputs."""
     from factlab.errors import DataError
-    from factlab.metaeval.analyses.localisation import (
-        LOCALISER_SUFFIX,
-        TOKEN_DETAIL,
-        TOKEN_SUFFIX,
-        VALIDATION,
-        localised_scores,
-        scored_tokens,
-    )
+    from factlab.metaeval.analyses.localisation_command import TOKEN_DETAIL, VALIDATION, localised_scores, scored_tokens
+    from factlab.metaeval.variants import LOCALISER_SUFFIX, TOKEN_SUFFIX
     from factlab.models.token_localiser import TokenLocaliser
 
     unknown = sorted(set(scores["example_id"].astype(str)) - set(table.gold))
@@ -116,7 +110,7 @@ def table_readings(
 
 def run_token_reading(args: argparse.Namespace) -> None:
     from factlab.io import write_json
-    from factlab.metaeval.analyses.localisation import read_localisation_inputs
+    from factlab.metaeval.analyses.localisation_command import read_localisation_inputs
 
     inputs = read_localisation_inputs(args)
     report: dict[str, Any] = {"policies": [POLICY], "datasets": {}, "localisers": inputs.localisers}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from factlab.errors import DataError
 from factlab.io import write_text
-from factlab.metaeval.analyses.published.frank import (
+from factlab.metaeval.analyses.published.frank_command import (
     BASELINE_METRICS,
     SIGNIFICANCE_LEVEL,
     SUBSET_LABELS,

@@ -436,7 +436,7 @@ def summarise(examples: Sequence[Mapping[str, Any]], n_data: int, threshold: flo
 
 def read_corrections(path: str) -> dict[str, dict[str, Any]]:
     """example_id -> the checker's suggested fix (`text`, `edits`) of each changed output of a corrections table
-    (factlab.checker.correction_command: example_id, changed, corrected, edits as JSON)."""
+    (factlab.checker.pipeline.correction_command: example_id, changed, corrected, edits as JSON)."""
     frame = read_table(path)
     missing = [column for column in ("example_id", "changed", "corrected", "edits") if column not in frame.columns]
     if missing:

@@ -44,7 +44,7 @@ from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
 from factlab.metaeval.arguments import benchmark_arguments, headline_number
 from factlab.metaeval.errors import StatisticsError
-from factlab.metaeval.variants import LOCALISATION_POLICIES
+from factlab.metaeval.variants import LOCALISATION_POLICIES, LOCALISER_SUFFIX, TOKEN_SUFFIX
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,12 +58,11 @@ GOLD_COLUMNS = ("example_id", "doc_id", "split", "output", "tokens", "token_offs
 SCORE_COLUMNS = ("example_id", "score")
 # The detail a score table localises with: per-sentence support, or per-unit (QASemConsistency's QAs).
 DETAIL_COLUMNS = ("sentences", "units")
-# A table may also carry per-token support (the aligner's token head: factlab.score.alignscore): it is evaluated
-# as a scorer of its own, `<scorer>_tokens`, each word piece a unit covering its characters.
-TOKEN_DETAIL, TOKEN_SUFFIX = "tokens", "_tokens"
-# With the outputs' sources (`--sources`), the token detail is also read through a token localiser
-# (factlab.models.token_localiser) fit on the validation tokens of every gold table at once: `<scorer>_localiser`.
-LOCALISER_SUFFIX = "_localiser"
+# A table may also carry per-token support (the aligner's token head: factlab.score.alignscore): it is evaluated as a
+# scorer of its own (TOKEN_SUFFIX), each word piece a unit covering its characters; with the outputs' sources
+# (`--sources`), the token detail is also read through a token localiser (factlab.models.token_localiser) fit on the
+# validation tokens of every gold table at once (LOCALISER_SUFFIX).
+TOKEN_DETAIL = "tokens"
 VALIDATION, EVALUATED = "validation", "evaluated"
 # The floors every localiser is read beside, on its own evaluated tokens: every token flagged, and the tokens with
 # a word the source lacks.
@@ -694,7 +693,7 @@ def fit_localisers(
 
 @dataclass
 class LocalisationInputs:
-    """What the localisation analysis and the checker's token reading (factlab.metaeval.analyses.token_reading) read
+    """What the localisation analysis and the checker's token reading (factlab.metaeval.analyses.token_reading_command) read
     alike: the gold tables with their parts and sources, the score tables by scored benchmark, and the token
     localisers fit on the validation tokens."""
 

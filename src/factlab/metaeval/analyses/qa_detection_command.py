@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_json, write_text
-from factlab.metaeval.analyses.detection import best_candidates, discrimination, grouped_interval, validation_threshold
-from factlab.metaeval.analyses.qa_decomposition import ALL, unit_rows
+from factlab.metaeval.analyses.detection_command import best_candidates, discrimination, grouped_interval
+from factlab.metaeval.analyses.qa_decomposition_command import ALL, unit_rows
 from factlab.metaeval.arguments import headline_number
 
 if TYPE_CHECKING:
@@ -147,6 +147,8 @@ def qa_detection(
     """Per scorer (its gold QAs with scores, `gold_qa_scores`), split and task (and `all`): COLUMNS; `sampled`: the
     scorers that scored a seeded sample of the QAs (score.sample)."""
     import pandas as pd
+
+    from factlab.metaeval.detection import validation_threshold
 
     rows = []
     for scorer, frame in scored.items():

@@ -19,7 +19,7 @@ from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.commands import json_object
 from factlab.errors import FactlabError
 from factlab.io import atomic_folder
-from factlab.metaeval.analyses.localisation import LOCALISER_SUFFIX, TOKEN_SUFFIX
+from factlab.metaeval.variants import LOCALISER_SUFFIX, TOKEN_SUFFIX
 
 # Licences of the mirrored corpora the training mixture may draw on (their upstream terms: docs/data.md).
 LICENCES = {
@@ -79,8 +79,7 @@ def validation_threshold(
     import pandas as pd
 
     from factlab.checker.calibration import uncertain_band, verdicts
-    from factlab.metaeval.analyses.detection import pooled_validation, validation_threshold
-    from factlab.metaeval.detection import balanced_accuracy
+    from factlab.metaeval.detection import balanced_accuracy, pooled_validation, validation_threshold
 
     if len(scores) != len(data):
         raise FactlabError(f"--validation-scores gives {len(scores)} files but --validation-data {len(data)}")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from factlab.metaeval.analyses.qasem_parser import PUBLISHED_T5_SMALL_UA_F1
+from factlab.metaeval.analyses.qasem_parser_command import PUBLISHED_T5_SMALL_UA_F1
 from factlab.paper import captions
-from factlab.paper.scorer_tables import interval
+from factlab.paper.scorer_tables_command import interval
 from factlab.paper.tables import write_tables
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ SummEval (Fabbri et al., 2021): 100 CNN/DM articles x 16 systems, `human_score` 
 experts' 1-5 ratings. Each factlab score table of the `summeval` benchmark becomes a metric column (`factlab
 <scorer>`), on the summaries every scorer of `--scores` scored (a scorer of `--sampled-scores`, given a seeded sample
 of them by `score.sampled_benchmarks`, on its sample: each row and Williams test says its `n`). FRANK's functions
-(factlab.metaeval.analyses.published.frank), unchanged, give per subset the partial Pearson and Spearman with consistency,
+(factlab.metaeval.analyses.published.frank_command), unchanged, give per subset the partial Pearson and Spearman with consistency,
 the system as confounder, with document-bootstrap CIs of the Pearson, and Williams tests between every pair of
 scorers. Two subsets:
 
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json
-from factlab.metaeval.analyses.frank_scorers import PREFIX, varying_scorers, with_scorer_columns
-from factlab.metaeval.analyses.published.frank import (
+from factlab.metaeval.analyses.frank_scorers_command import PREFIX, varying_scorers, with_scorer_columns
+from factlab.metaeval.analyses.published.frank_command import (
     CONFOUNDER,
     DOCUMENT,
     HUMAN,

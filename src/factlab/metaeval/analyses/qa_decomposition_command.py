@@ -23,7 +23,7 @@ resamples responses (the QAs of one response are dependent).
 
 Response level (`response_detection.csv`): each decomposition's response score (the aggregation of
 `score.qasem_consistency`) against the response label, per task and over all responses: ROC AUC with a
-response-bootstrap interval and balanced accuracy at 0.5 (`factlab.metaeval.analyses.detection.detection_row`).
+response-bootstrap interval and balanced accuracy at 0.5 (`factlab.metaeval.analyses.detection_command.detection_row`).
 Parser QAs against gold QAs is the cost of the automatic decomposition; QAs against sentences its value.
 """
 
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import DataError
 from factlab.io import write_text
-from factlab.metaeval.analyses.detection import detection_row as response_detection_row
+from factlab.metaeval.analyses.detection_command import detection_row as response_detection_row
 from factlab.metaeval.analyses.score_tables import labelled_scores
 from factlab.metaeval.errors import StatisticsError
 

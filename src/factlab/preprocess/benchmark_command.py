@@ -2,7 +2,7 @@
 
 Each command reads parquet, calls `factlab.preprocess.benchmark`, and writes its outputs atomically.
 Every parameter is required: the values live in params.yaml and the rules pass them.
-The QA units (`factlab preprocess qas`) are factlab.preprocess.qas.
+The QA units (`factlab preprocess qas`) are factlab.preprocess.qas_command.
 """
 
 from __future__ import annotations

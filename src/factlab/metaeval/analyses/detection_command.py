@@ -137,26 +137,6 @@ def breakdowns(benchmark: str, frame: pd.DataFrame, columns: Sequence[str]) -> d
     return subsets
 
 
-def pooled_validation(tuning: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
-    """The scored validation examples of every tuning benchmark, pooled; None without both labels."""
-    import pandas as pd
-
-    frames = [frame.dropna(subset=["score"]) for frame in tuning.values()]
-    pooled = pd.concat(frames) if frames else pd.DataFrame()
-    if pooled.empty or pooled["label"].nunique() < 2:
-        return None
-    return pooled
-
-
-def validation_threshold(tuning: Mapping[str, pd.DataFrame]) -> float | None:
-    from factlab.metaeval.detection import tune_threshold
-
-    pooled = pooled_validation(tuning)
-    if pooled is None:
-        return None
-    return tune_threshold(pooled["label"].astype(int).to_numpy(), pooled["score"].to_numpy())
-
-
 def detection_row(
     scorer: str,
     benchmark: str,
@@ -305,6 +285,7 @@ def run_detection(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from factlab.metaeval.calibration import isotonic_calibrator
+    from factlab.metaeval.detection import pooled_validation, validation_threshold
 
     data_paths = {Path(path).stem: path for path in args.data}
     data = {name: pd.read_parquet(path) for name, path in data_paths.items()}

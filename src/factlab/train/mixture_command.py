@@ -4,7 +4,7 @@
   evaluation benchmark (for the leakage filter) -> mixture.parquet and its report.
 - `leakage-check`: re-reads the finished mixture against every evaluation benchmark; fails (exit 1,
   no output written) when any pair shares an n-word run with evaluated text.
-Benchmark names are the parquet file stems. Training itself: factlab.train.aligner_commands.
+Benchmark names are the parquet file stems. Training itself: factlab.train.aligner_command.
 """
 
 from __future__ import annotations

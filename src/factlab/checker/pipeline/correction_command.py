@@ -206,8 +206,8 @@ def run_correction(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from factlab.checker.api import Checker
-    from factlab.metaeval.analyses.detection import validation_threshold
     from factlab.metaeval.correction import restore_rows, system_rows
+    from factlab.metaeval.detection import validation_threshold
 
     data, scores = read_inputs(args)
     # the outputs AlignScore scored (every one in a full run): those the checker reads and the judge scores

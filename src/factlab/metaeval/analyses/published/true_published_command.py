@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factlab.metaeval.analyses.published.screeneval import calibration_columns
+from factlab.metaeval.analyses.published.screeneval_command import calibration_columns
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from factlab.metaeval.analyses.published.true_published import MEAN_8, MEAN_ALL, METRICS, NLI_TRAINING_SETS
+from factlab.metaeval.analyses.published.true_published_command import MEAN_8, MEAN_ALL, METRICS, NLI_TRAINING_SETS
 from factlab.paper import captions
 from factlab.paper.tables import write_tables
 

@@ -19,7 +19,7 @@ from factlab.commands import add_device_arguments, add_sample_arguments, max_exa
 from factlab.errors import ConfigError, DataError
 from factlab.io import write_parquet
 from factlab.models.qasem.types import QASemParser
-from factlab.preprocess.commands import sentences_of_sample
+from factlab.preprocess.benchmark_command import sentences_of_sample
 
 if TYPE_CHECKING:
     import pandas as pd

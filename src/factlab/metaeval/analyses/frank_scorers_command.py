@@ -7,7 +7,7 @@ the article, and FactCC by default). On the summaries every factlab scorer of `-
 Williams test says its `n`):
 - partial Pearson and Spearman with Factuality, the system as confounder, per subset (all data,
   CNN/DM, XSum; a subset with no scored summary is left out and logged), with document-bootstrap
-  CIs on all data — `factlab.metaeval.analyses.published.frank`'s functions, unchanged;
+  CIs on all data — `factlab.metaeval.analyses.published.frank_command`'s functions, unchanged;
 - Williams tests between every pair of them: each factlab scorer against each compared metric and against each
   other, and the compared metrics against each other on the same summaries (the figures' full matrix);
 - FRANK's error-category ablation (`category_ablation`: correlation with Factuality minus with the
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import add_bootstrap_arguments
 from factlab.errors import FactlabError
 from factlab.io import write_json
-from factlab.metaeval.analyses.published.frank import (
+from factlab.metaeval.analyses.published.frank_command import (
     BASELINE_METRICS,
     HUMAN,
     SUBSET_LABELS,

@@ -44,7 +44,7 @@ def job_settings(text: str, choice_path: str, chunk_policy: str, mixture_path: s
     class_prior balanced, the aligned share of the training mixture's labels."""
     import pandas as pd
 
-    from factlab.score.alignscore_commands import tuned_settings
+    from factlab.score.alignscore_command import tuned_settings
     from factlab.score.qasem_consistency import QASemConsistencySettings
 
     values = json.loads(text)
