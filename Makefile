@@ -6,7 +6,7 @@ MIRROR ?= ../shared/mirror
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test install bytecode tex browser mirror smoke smoke-check smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter checker rerun-identical gpu-check
+.PHONY: run test install bytecode tex browser mirror smoke smoke-check smoke-matrix lint pytest dvc-check smoke-views dvc-one-parameter checker rerun-identical gpu-check slurm-check
 
 run: install tex mirror bytecode
 	snakemake --cores all
@@ -154,3 +154,38 @@ mirror:
 rerun-identical: smoke
 	rm -rf $(SMOKE_DIR)-kill && cp -a $(SMOKE_DIR) $(SMOKE_DIR)-kill
 	$(OFFLINE) python tests/kill_resume.py $(SMOKE_DIR)-kill $(SMOKE_DIR)
+
+# The smoke DAG on SLURM: in its own directory (.smoke-slurm/, from empty, the smoke's params.yaml), every job
+# submitted with sbatch through the cluster profile (snakemake --profile workflow/profiles/slurm) to a one-node
+# cluster on this machine (scripts/slurm_local.sh: Debian's slurmctld, slurmd and munge, started as root; state in
+# SLURM_STATE). Two options suit that cluster: job states read with squeue (it has no accounting database for
+# sacct) and first polled after 2 s, not the plugin's 40. Every artefact must then be byte-identical to the local
+# smoke run's (tests/run_digests.py; the timing files exempt, as in rerun-identical). Then one job is made to fail
+# once: the datasets table rerun with a `factlab` that fails its first call (tests/fail_once), which the profile's
+# `retries: 1` submits again; two submissions, and the table is still identical. No unshare -rn here: sbatch and the
+# jobs reach slurmctld and slurmd on localhost (the smoke's params forbid downloads all the same). Not in `make test`:
+# each job starts a Snakemake of its own in its SLURM job, which makes the run much longer than the local smoke.
+SLURM_DIR := $(SMOKE_DIR)-slurm
+SLURM_STATE ?= /tmp/factlab-slurm
+SLURM_SNAKEMAKE := snakemake --profile workflow/profiles/slurm --slurm-status-command squeue \
+  --slurm-init-seconds-before-status-checks 2
+slurm-check: export FACTLAB_SLURM_DIR := $(SLURM_STATE)
+slurm-check: smoke
+	scripts/slurm_local.sh
+	rm -rf $(SLURM_DIR) && mkdir -p $(SLURM_DIR)
+	for path in $(SMOKE_LINKS); do ln -s ../$$path $(SLURM_DIR)/$$path; done
+	cp $(SMOKE_DIR)/params.yaml $(SLURM_DIR)/params.yaml
+	cd $(SLURM_DIR) && $(SLURM_SNAKEMAKE)
+	cd $(SLURM_DIR) && snakemake -n | tee .snakemake/slurm-dry-run.txt
+	grep -q "Nothing to be done" $(SLURM_DIR)/.snakemake/slurm-dry-run.txt
+	python tests/run_digests.py write $(SMOKE_DIR) $(SLURM_DIR)/.snakemake/smoke-digests.json
+	python tests/run_digests.py compare $(SLURM_DIR) $(SLURM_DIR)/.snakemake/smoke-digests.json
+	cd $(SLURM_DIR) && PATH=$(abspath tests/fail_once):$$PATH FACTLAB_FAIL_ONCE=$$PWD/.snakemake/failed-once \
+	  $(SLURM_SNAKEMAKE) --forcerun tabulate_datasets -- paper/tables/datasets.md > .snakemake/slurm-retry.txt 2>&1 || \
+	  { cat .snakemake/slurm-retry.txt; exit 1; }
+	cat $(SLURM_DIR)/.snakemake/slurm-retry.txt
+	test -e $(SLURM_DIR)/.snakemake/failed-once
+	grep -q "SLURM status is: 'FAILED'" $(SLURM_DIR)/.snakemake/slurm-retry.txt
+	grep -q "Trying to restart job" $(SLURM_DIR)/.snakemake/slurm-retry.txt
+	test "$$(grep -c 'has been submitted with SLURM jobid' $(SLURM_DIR)/.snakemake/slurm-retry.txt)" -eq 2
+	python tests/run_digests.py compare $(SLURM_DIR) $(SLURM_DIR)/.snakemake/smoke-digests.json
