@@ -221,3 +221,10 @@ def test_each_question_reads_its_keys_through_the_reader():
     keys.clear()
     _ = plan.engine.device
     assert keys == ["score.device"]
+
+
+def test_bootstrap_settings():
+    bootstrap = plan_of().bootstrap
+    assert (bootstrap.resamples, bootstrap.confidence, bootstrap.seed) == (1000, 0.95, 2022)
+    assert plan_of("config/smoke.yaml").bootstrap.resamples == 200
+    assert plan_of().engine.mem_mb == 4000

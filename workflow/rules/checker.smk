@@ -42,7 +42,7 @@ rule fit_token_reading:
             f"{name}=results/data/{name}.parquet" for name in TOKEN_READING_BENCHMARKS
         ),
         val_fraction=param("metaeval.localisation.val_fraction"),
-        seed=param("metaeval.seed"),
+        seed=PLAN.bootstrap.seed,
     shell:
         "factlab metaeval token-reading --scores {input.scores} --gold {params.gold} --sources {params.sources} "
         "--val-fraction {params.val_fraction} --seed {params.seed} --out {output} > {log} 2>&1"
@@ -163,8 +163,8 @@ rule evaluate_correction:
         splitter=param("preprocess.sentence_splitter"),
         transforms=" ".join(CORRECTION["transforms"]),
         per_transform=CORRECTION["synthetic_per_transform"],
-        seed=param("metaeval.seed"),
-        confidence=param("metaeval.confidence"),
+        seed=PLAN.bootstrap.seed,
+        confidence=PLAN.bootstrap.confidence,
     shell:
         "factlab checker correction --data {input.data} --scores {input.scores} --checker {input.checker} "
         "--judge-model {params.model} --judge-settings {params.judge:q} --sentence-splitter {params.splitter} "
@@ -198,9 +198,9 @@ rule evaluate_explanations:
             if param("check.explanations.responses_per_split") is None
             else f"--responses-per-split {param('check.explanations.responses_per_split')}"
         ),
-        seed=param("metaeval.seed"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
+        seed=PLAN.bootstrap.seed,
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
     shell:
         "factlab checker explanations --qas {input.qas} --checker {input.checker} {params.per_split} "
         "--seed {params.seed} --resamples {params.resamples} --confidence {params.confidence} "

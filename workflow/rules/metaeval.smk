@@ -65,9 +65,9 @@ rule correlate_frank_baselines:
     params:
         subsets=param("metaeval.frank.subsets"),
         variant=param("metaeval.frank.partial_variant"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
     shell:
         "factlab metaeval frank-correlations --benchmark {input.benchmark} --scores {input.scores} "
         "--subsets {params.subsets} --variant {params.variant} --resamples {params.resamples} "
@@ -147,7 +147,7 @@ rule evaluate_screeneval_published:
         ece_bins=param("metaeval.ece_bins"),
         reliability_bins=param("metaeval.reliability_plot_bins"),
         val_fraction=param("metaeval.screeneval.val_fraction"),
-        seed=param("metaeval.seed"),
+        seed=PLAN.bootstrap.seed,
         policies=" ".join(param("metaeval.threshold_policies")),
     shell:
         "factlab metaeval screeneval --data {input.data} --out-dir {params.out_dir} "
@@ -255,9 +255,9 @@ rule evaluate_qasem_parser:
         model_dir=lambda wildcards, input: str(Path(input.weights).parent),
         out_dir=lambda wildcards, output: str(Path(output.scores).parent),
         iou=param("qasem.evaluate.iou_threshold"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
         batch_size=param("qasem.evaluate.batch_size"),
         max_sentences=param("qasem.evaluate.max_sentences"),
         device=param("qasem.device"),
@@ -296,9 +296,9 @@ for _table, _benchmarks in (
         params:
             validation=DETECTION_VALIDATION,
             groups=detection_groups(_benchmarks),
-            resamples=param("metaeval.bootstrap_resamples"),
-            confidence=param("metaeval.confidence"),
-            seed=param("metaeval.seed"),
+            resamples=PLAN.bootstrap.resamples,
+            confidence=PLAN.bootstrap.confidence,
+            seed=PLAN.bootstrap.seed,
             ece_bins=param("metaeval.ece_bins"),
             reliability_bins=param("metaeval.reliability_plot_bins"),
         shell:
@@ -338,9 +338,9 @@ rule evaluate_leaderboard:
         builtin=param("score.scorers"),
         published=list(PLAN.published_scorers),
         validation=DETECTION_VALIDATION,
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
     shell:
         "factlab metaeval leaderboard --scores {input.scores} --sampled-scores {input.sampled_scores} "
         "--data {input.data} --builtin {params.builtin} --published {params.published} --validation {params.validation} "
@@ -369,7 +369,7 @@ rule evaluate_decisions:
         CONDA_ENV
     params:
         validation=DETECTION_VALIDATION,
-        confidence=param("metaeval.confidence"),
+        confidence=PLAN.bootstrap.confidence,
     shell:
         "factlab metaeval decisions --checker {input.checker} --scores {input.scores} --data {input.data} "
         "--validation {params.validation} --confidence {params.confidence} --out {output.decisions} "
@@ -402,9 +402,9 @@ rule correlate_frank_scorers:
         subsets=param("metaeval.frank.subsets"),
         variant=param("metaeval.frank.partial_variant"),
         williams_variant=param("metaeval.frank.williams_variant"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
     shell:
         "factlab metaeval frank-scorers --benchmark {input.benchmark} --released {input.released} --scores {input.scores} "
         "--sampled-scores {input.sampled_scores} "
@@ -442,9 +442,9 @@ rule correlate_summeval_scorers:
     params:
         variant=param("metaeval.frank.partial_variant"),
         williams_variant=param("metaeval.frank.williams_variant"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
     shell:
         "factlab metaeval summeval-scorers --benchmark {input.benchmark} --scores {input.scores} "
         "--sampled-scores {input.sampled_scores} --tuning {input.tuning} "
@@ -485,9 +485,9 @@ rule evaluate_localisation:
         ),
         policies=" ".join(param("metaeval.localisation.threshold_policies")),
         val_fraction=param("metaeval.localisation.val_fraction"),
-        seed=param("metaeval.seed"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
+        seed=PLAN.bootstrap.seed,
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
     shell:
         "factlab metaeval localisation --scores {input.scores} --gold {params.gold} --policies {params.policies} "
         "--val-fraction {params.val_fraction} --seed {params.seed} --resamples {params.resamples} "
@@ -529,9 +529,9 @@ rule evaluate_qa_decomposition:
     conda:
         CONDA_ENV
     params:
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
         ece_bins=param("metaeval.ece_bins"),
         scores=" ".join(
             f"{name}={path}" for name, path in QA_DECOMPOSITION_TABLES.items()
@@ -580,9 +580,9 @@ rule evaluate_qa_detection:
             if QA_DETECTION_PROTOCOL
             else ""
         ),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
-        seed=param("metaeval.seed"),
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
+        seed=PLAN.bootstrap.seed,
     shell:
         "factlab metaeval qa-detection --gold-qas {input.gold_qas} --scores {input.scores} "
         "--sampled-scores {input.sampled_scores} {params.protocol} "
@@ -609,9 +609,9 @@ rule evaluate_error_types:
     conda:
         CONDA_ENV
     params:
-        seed=param("metaeval.seed"),
-        resamples=param("metaeval.bootstrap_resamples"),
-        confidence=param("metaeval.confidence"),
+        seed=PLAN.bootstrap.seed,
+        resamples=PLAN.bootstrap.resamples,
+        confidence=PLAN.bootstrap.confidence,
     shell:
         "factlab metaeval error-types --data {input.data} --scores {input.scores} --seed {params.seed} "
         "--resamples {params.resamples} --confidence {params.confidence} --out {output.categories} "

@@ -135,7 +135,7 @@ rule score_alignscore:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, ALIGNSCORE_MODEL),
         entailment_label=param("score.alignscore.entailment_label"),
@@ -180,7 +180,7 @@ rule score_summac_zs:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
         entailment_label=param("score.summac_zs.entailment_label"),
@@ -274,7 +274,7 @@ rule score_summac_conv:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SUMMAC_MODEL),
         entailment_label=param("score.summac_zs.entailment_label"),
@@ -335,7 +335,7 @@ rule score_scale:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SCALE_MODEL),
         entailment_label=param("score.scale.entailment_label"),
@@ -376,7 +376,7 @@ rule scale_retrieval:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards, input: aligner_model_argument(input, SCALE_MODEL),
         entailment_label=param("score.scale.entailment_label"),
@@ -473,7 +473,7 @@ rule score_qasem_consistency:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         **QASEM_CONSISTENCY_JOB,
         settings=json.dumps(QASEM_CONSISTENCY_SETTINGS, sort_keys=True),
@@ -517,7 +517,7 @@ rule score_qa_decomposition:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         **QASEM_CONSISTENCY_JOB,
         settings=lambda wildcards: json.dumps(
@@ -565,7 +565,7 @@ rule score_baseline:
     threads: PLAN.engine.threads
     resources:
         gpu=lambda wildcards: int(SCORE_ON_GPU and wildcards.scorer != "rouge"),
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         command=lambda wildcards: wildcards.scorer.replace("_", "-"),
         settings=lambda wildcards: BASELINE_SETTINGS[wildcards.scorer],
@@ -664,7 +664,7 @@ rule score_ensemble:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         max_examples=PLAN.max_examples,
         sample=lambda wildcards: PLAN.sample_arguments("ensemble", wildcards.benchmark),
@@ -820,7 +820,7 @@ rule score_python:
         CONDA_ENV
     threads: PLAN.engine.threads
     resources:
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         function=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].python,
         batch_size=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].batch_size,
@@ -859,7 +859,7 @@ rule score_nli_model:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].model,
         entailment_label=lambda wildcards: CUSTOM_SCORERS[
@@ -908,7 +908,7 @@ rule score_aligner_model:
     threads: PLAN.engine.threads
     resources:
         gpu=PLAN.engine.gpus,
-        mem_mb=param("score.mem_mb"),
+        mem_mb=PLAN.engine.mem_mb,
     params:
         model=lambda wildcards: CUSTOM_SCORERS[wildcards.scorer].model,
         entailment_label=lambda wildcards: CUSTOM_SCORERS[

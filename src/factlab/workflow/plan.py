@@ -103,6 +103,30 @@ class EngineGroup:
     def max_batch_pairs(self) -> int:
         return self.read("score.engine.max_batch_pairs")
 
+    @property
+    def mem_mb(self) -> int:
+        """The memory a scoring job asks a cluster for (its `mem_mb` resource)."""
+        return self.read("score.mem_mb")
+
+
+@dataclass(frozen=True)
+class BootstrapGroup:
+    """The resampling every meta-evaluation's intervals and tests share (metaeval.*), each read when asked."""
+
+    read: ConfigReader
+
+    @property
+    def resamples(self) -> int:
+        return self.read("metaeval.bootstrap_resamples")
+
+    @property
+    def confidence(self) -> float:
+        return self.read("metaeval.confidence")
+
+    @property
+    def seed(self) -> int:
+        return self.read("metaeval.seed")
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -118,6 +142,10 @@ class Plan:
     @property
     def engine(self) -> EngineGroup:
         return EngineGroup(self.read)
+
+    @property
+    def bootstrap(self) -> BootstrapGroup:
+        return BootstrapGroup(self.read)
 
     # Benchmarks of each stage -------------------------------------------------------------------------------
     @property
