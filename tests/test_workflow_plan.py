@@ -228,3 +228,45 @@ def test_bootstrap_settings():
     assert (bootstrap.resamples, bootstrap.confidence, bootstrap.seed) == (1000, 0.95, 2022)
     assert plan_of("config/smoke.yaml").bootstrap.resamples == 200
     assert plan_of().engine.mem_mb == 4000
+
+
+def test_the_registry_names_every_scorer_and_its_command():
+    from factlab.score.cli import COMMAND_MODULES
+    from factlab.workflow.plan import BUILT_IN_SCORERS
+
+    plan = plan_of()
+    assert set(plan.read("score.scorers")) == set(BUILT_IN_SCORERS)
+    for entry in BUILT_IN_SCORERS.values():
+        assert entry.command in COMMAND_MODULES, entry.name
+        assert entry.settings is not None and plan.read(entry.settings) is not None, entry.name
+    assert plan.scorers_run_by("baseline") == ["embedding_cosine", "rouge", "bertscore_precision", "openie_triples"]
+    assert plan.scorers_run_by("import") == [
+        "published_summac_zs", "published_summac_conv", "published_unieval", "published_bert_score_f",
+    ]  # fmt: skip
+
+
+def test_a_users_scorers_are_registry_entries_of_their_doors():
+    plan = plan_of("config/smoke.yaml", "config/smoke_variant.yaml")
+    assert plan.scorers_run_by("python") == ["word_support"]
+    assert plan.scorers_run_by("nli_model") == ["tiny_nli"]
+    assert plan.scorer_entry("tiny_aligner").command == "alignscore"
+    with pytest.raises(ConfigError, match="no scorer 'missing'"):
+        plan.scorer_entry("missing")
+
+
+def test_a_scorer_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch):
+    """A baseline added to the registry and to score.scorers is planned like the others: its jobs, its inputs."""
+    from factlab.workflow import plan as plan_module
+
+    entry = plan_module.ScorerEntry("rouge_triples", "baseline", "rouge", "score.rouge", ("triples",))
+    monkeypatch.setitem(plan_module.BUILT_IN_SCORERS, entry.name, entry)
+    config: dict = {}
+    for path in ("params.yaml", "config/smoke.yaml"):
+        update_config(config, yaml.safe_load((ROOT / path).read_text()))
+    config["score"]["scorers"] = [*config["score"]["scorers"], "rouge_triples"]
+    plan = Plan(config_reader(config), all_specs({}))
+    assert plan.scorers_run_by("baseline")[-1] == "rouge_triples"
+    assert plan.scored_by("rouge_triples", plan.score_benchmarks) == SMOKE
+    # it reads triples: every benchmark it scores has them extracted, not only openie_triples' FRANK
+    assert plan.triple_benchmarks == SMOKE
+    assert "results/score/frank/rouge_triples.parquet" in plan.score_files(["frank"], sampled=False)

@@ -15,6 +15,7 @@ from factlab.download.manifest import load_manifest
 from factlab.errors import ConfigError, FactlabError
 from factlab.score.custom_scorers import check_custom_scorers, python_source
 from factlab.workflow.plan import (
+    BUILT_IN_SCORERS,
     CORRECTION_BENCHMARK,
     GOLD_QAS,
     LOCALISATION_GOLD,
@@ -252,12 +253,13 @@ def tuning_files(pattern):
 def baseline_inputs(wildcards):
     """A baseline's inputs: the benchmark, its sentences, the code it runs, triples for openie_triples, and the
     unpacked MPNet for bertscore_precision on it."""
+    entry = BUILT_IN_SCORERS[wildcards.scorer]
     inputs = {
         "data": f"results/data/{wildcards.benchmark}.parquet",
         "sentences": f"results/preprocess/{wildcards.benchmark}/sentences.parquet",
-        "code": code("score", wildcards.scorer.replace("_", "-")),
+        "code": code("score", entry.command),
     }
-    if wildcards.scorer == "openie_triples":
+    if "triples" in entry.reads:
         inputs["triples"] = f"results/preprocess/{wildcards.benchmark}/triples.parquet"
     if (
         wildcards.scorer == "bertscore_precision"

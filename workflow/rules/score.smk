@@ -534,16 +534,14 @@ rule score_qa_decomposition:
         QASEM_CONSISTENCY_COMMAND
 
 
+# The registry's scorers that the one baseline rule scores.
 BASELINE_SCORERS = [
-    "embedding_cosine",
-    "rouge",
-    "bertscore_precision",
-    "openie_triples",
+    name for name, entry in BUILT_IN_SCORERS.items() if entry.job == "baseline"
 ]
 # The model-based baselines run their encoders at the engine's precision (ROUGE has none).
 SCORE_PRECISION = PLAN.engine.precision
 BASELINE_SETTINGS = {
-    scorer: json.dumps(param(f"score.{scorer}"), sort_keys=True)
+    scorer: json.dumps(param(BUILT_IN_SCORERS[scorer].settings), sort_keys=True)
     for scorer in BASELINE_SCORERS
 }
 
@@ -737,15 +735,9 @@ CUSTOM_SCORERS = PLAN.custom_scorers
 NO_SCORER = "(?!)"
 # Door `scores`: the user's files, and the published scores (score.published) written as a user would bring them.
 IMPORTED = PLAN.imported_scorers
-PYTHON_SCORERS = [n for n, s in CUSTOM_SCORERS.items() if s.door == "python"]
-NLI_SCORERS = [
-    n for n, s in CUSTOM_SCORERS.items() if s.door == "model" and s.family == "nli"
-]
-ALIGNER_SCORERS = [
-    n
-    for n, s in CUSTOM_SCORERS.items()
-    if s.door == "model" and s.family == "alignscore"
-]
+PYTHON_SCORERS = PLAN.scorers_run_by("python")
+NLI_SCORERS = PLAN.scorers_run_by("nli_model")
+ALIGNER_SCORERS = PLAN.scorers_run_by("aligner_model")
 
 
 # Door `scores`: the user's file of one benchmark, checked against its examples, as a score table.

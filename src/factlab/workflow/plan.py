@@ -50,6 +50,50 @@ QA_DETECTION_BENCHMARK = "qasem_consistency_qas"
 SUMMAC_MODEL_KEYS = ("model", "entailment_label", "contradiction_label")
 
 
+@dataclass(frozen=True)
+class ScorerEntry:
+    """One scorer as the workflow runs it: the job that scores it (`score_<job>` in workflow/rules/score.smk, or the
+    user's door), the `factlab score` command that job runs, its settings group in the config, and the preprocessed
+    inputs it reads beside the benchmark's sentences ("triples": OpenIE triples; "qas": QASem QA pairs)."""
+
+    name: str
+    job: str
+    command: str
+    settings: str | None = None
+    reads: tuple[str, ...] = ()
+
+
+# factlab's scorers. Each has a rule of its own (its inputs differ: AlignScore's tuned chunk size, the NLI pairs
+# SummaC-Conv shares with SummaC-ZS, the QAs), but for the baselines, whose one rule (score_baseline) takes the
+# benchmark, its sentences and the entry's inputs: a baseline is added by its command and an entry here.
+BUILT_IN_SCORERS = {
+    entry.name: entry
+    for entry in (
+        ScorerEntry("alignscore", "alignscore", "alignscore", "score.alignscore"),
+        ScorerEntry("summac_zs", "summac_zs", "summac-zs", "score.summac_zs"),
+        ScorerEntry("summac_conv", "summac_conv", "summac-conv", "score.summac_conv"),
+        ScorerEntry("scale", "scale", "scale", "score.scale"),
+        ScorerEntry("qasem_consistency", "qasem_consistency", "qasem-consistency", "score.qasem_consistency", ("qas",)),
+        ScorerEntry("embedding_cosine", "baseline", "embedding-cosine", "score.embedding_cosine"),
+        ScorerEntry("rouge", "baseline", "rouge", "score.rouge"),
+        ScorerEntry("bertscore_precision", "baseline", "bertscore-precision", "score.bertscore_precision"),
+        ScorerEntry("openie_triples", "baseline", "openie-triples", "score.openie_triples", ("triples",)),
+        ScorerEntry("ensemble", "ensemble", "ensemble", "score.ensemble"),
+    )
+}
+
+
+def user_scorer_entry(scorer: CustomScorer) -> ScorerEntry:
+    """A user's scorer (scorers.custom) or a published one (score.published) as an entry: its door is its job."""
+    if scorer.door == "scores":
+        return ScorerEntry(scorer.name, "import", "import")
+    if scorer.door == "python":
+        return ScorerEntry(scorer.name, "python", "python")
+    if scorer.family == "alignscore":  # door model: an aligner, read as AlignScore reads factlab's
+        return ScorerEntry(scorer.name, "aligner_model", "alignscore", "score.alignscore")
+    return ScorerEntry(scorer.name, "nli_model", "summac-zs", "score.summac_zs")  # an NLI model, read as SummaC-ZS
+
+
 def config_reader(config: Mapping[str, Any]) -> ConfigReader:
     """A reader of dotted keys ("score.device") of a plain config."""
 
@@ -223,9 +267,7 @@ class Plan:
     @property
     def triple_benchmarks(self) -> list[str]:
         """The benchmarks whose OpenIE triples a scoring job reads: only these are extracted."""
-        if "openie_triples" not in self.read("score.scorers"):
-            return []
-        return self.scored_by("openie_triples", self.score_benchmarks)
+        return self.benchmarks_reading("triples")
 
     # QASemConsistency's QAs ---------------------------------------------------------------------------------
     @property
@@ -235,9 +277,8 @@ class Plan:
 
     @property
     def qasem_consistency_benchmarks(self) -> list[str]:
-        if "qasem_consistency" not in self.read("score.scorers"):
-            return []
-        return self.scored_by("qasem_consistency", self.score_benchmarks)
+        """The benchmarks whose QAs a scoring job reads (QASemConsistency's)."""
+        return self.benchmarks_reading("qas")
 
     @property
     def qa_decomposition_benchmarks(self) -> list[str]:
@@ -297,6 +338,29 @@ class Plan:
     def scorers(self) -> list[str]:
         """Every scorer of the run: score.scorers, the published ones (score.published), then the user's (scorers.custom)."""
         return self.read("score.scorers") + list(self.published_scorers) + list(self.custom_scorers)
+
+    def scorer_entry(self, name: str) -> ScorerEntry:
+        """The registry entry of one of the run's scorers (factlab's, a published one or the user's)."""
+        if name in BUILT_IN_SCORERS:
+            return BUILT_IN_SCORERS[name]
+        users = {**self.published_scorers, **self.custom_scorers}
+        if name not in users:
+            raise ConfigError(f"no scorer {name!r}: the run's scorers are {self.scorers}")
+        return user_scorer_entry(users[name])
+
+    def scorers_run_by(self, job: str) -> list[str]:
+        """The run's scorers whose jobs are `job`'s (e.g. "python": every user scorer of door python)."""
+        return [name for name in self.scorers if self.scorer_entry(name).job == job]
+
+    def benchmarks_reading(self, input_kind: str) -> list[str]:
+        """The scored benchmarks some scorer of the run reads `input_kind` ("triples", "qas") of, in score order."""
+        scored = self.score_benchmarks
+        # only factlab's scorers read preprocessed inputs beside sentences: a user's scorer never changes what
+        # preprocessing builds, and the preprocess stage does not depend on scorers.custom
+        built_in = self.read("score.scorers")
+        readers = [name for name in built_in if input_kind in BUILT_IN_SCORERS[name].reads]
+        reading = {benchmark for name in readers for benchmark in self.scored_by(name, scored)}
+        return [name for name in scored if name in reading]
 
     def sampled_benchmarks(self, scorer: str) -> list[str]:
         """The benchmarks score.sampled_benchmarks names for `scorer`: it scores a seeded sample of them."""
