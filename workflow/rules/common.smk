@@ -120,8 +120,8 @@ if _not_in_manifest:
         f"{MANIFEST} lacks datasets read by the selected benchmarks: {_not_in_manifest}"
     )
 # The chunk policy, and a researcher's own scorers (scorers.custom, factlab.score.custom_scorers), each checked before
-# any job starts: every bad score file, id, number or Python path at once. Planned without recording keys: only the stages that use the
-# scorers depend on scorers.custom, so that adding one reruns nothing before the score stage.
+# any job starts: every bad score file, id, number or Python path at once. Planned without recording keys: only the
+# stages that use the scorers depend on scorers.custom, so that adding one reruns nothing before the score stage.
 _unrecorded = Plan(config_reader(config), SPECS)
 try:
     _unrecorded.chunk_policy
