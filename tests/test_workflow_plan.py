@@ -112,8 +112,8 @@ def test_default_analyses():
         "alignscore", "summac_zs", "scale", "qasem_consistency", "embedding_cosine", "rouge", "bertscore_precision",
     ]  # fmt: skip
     assert plan.qa_detection_benchmarks == ["qasem_consistency_qas"]
-    for analysis in ("leaderboard", "decisions", "localisation", "qa_decomposition", "qa_detection", "error_types",
-                     "correction", "explanation"):  # fmt: skip
+    for analysis in ("leaderboard", "decisions", "calibration_gain", "localisation", "qa_decomposition", "qa_detection",
+                     "error_types", "correction", "explanation"):  # fmt: skip
         assert getattr(plan, f"{analysis}_runs"), analysis
     assert plan.frank_scored and plan.summeval_scored
 

@@ -9,6 +9,7 @@
 #                          benchmark / on the TRUE sets; thresholds tuned on metaeval.detection.validation_benchmarks
 #   leaderboard/           every scorer (built-in or a user's) against each benchmark's best built-in scorer
 #   decisions/             the checker's verdicts, spans and corrections on the labelled benchmarks it was not tuned on
+#   calibration_gain/      the checker's global threshold against one calibrated on 100 of a benchmark's validation examples
 # Each rule's code input is the import closure of the command it runs (common.smk: code()).
 
 METAEVAL_DIR = "results/metaeval"
@@ -376,6 +377,38 @@ rule evaluate_decisions:
         "--out-metrics {output.metrics} > {log} 2>&1"
 
 
+# What `factlab calibrate` on 100 of a benchmark's validation examples gains over the checker's global threshold, on
+# the benchmark's test split, for every benchmark AlignScore scores whole with a validation and a test split.
+CALIBRATION_GAIN_BENCHMARKS = PLAN.calibration_gain_benchmarks
+
+
+rule evaluate_calibration_gain:
+    input:
+        checker="results/checker/model",
+        scores=PLAN.score_files(
+            CALIBRATION_GAIN_BENCHMARKS, ["alignscore"], sampled=False
+        ),
+        data=[f"results/data/{name}.parquet" for name in CALIBRATION_GAIN_BENCHMARKS],
+        code=code("metaeval", "calibration-gain"),
+    output:
+        gain=f"{METAEVAL_DIR}/calibration_gain/calibration_gain.csv",
+        metrics=f"{METAEVAL_DIR}/calibration_gain/metrics.json",
+    log:
+        "logs/metaeval/calibration_gain.log",
+    conda:
+        CONDA_ENV
+    params:
+        validation=DETECTION_VALIDATION,
+        sample=param("metaeval.calibration_gain.sample"),
+        draws=param("metaeval.calibration_gain.draws"),
+        seed=PLAN.bootstrap.seed,
+        confidence=PLAN.bootstrap.confidence,
+    shell:
+        "factlab metaeval calibration-gain --checker {input.checker} --scores {input.scores} --data {input.data} "
+        "--validation {params.validation} --sample {params.sample} --draws {params.draws} --seed {params.seed} "
+        "--confidence {params.confidence} --out {output.gain} --out-metrics {output.metrics} > {log} 2>&1"
+
+
 # factlab's scorers on FRANK, FRANK's protocol (only when the score stage scores FRANK).
 
 
@@ -635,6 +668,7 @@ rule metaeval:
         rules.evaluate_true_detection.output,
         rules.evaluate_leaderboard.output if PLAN.leaderboard_runs else [],
         rules.evaluate_decisions.output if PLAN.decisions_runs else [],
+        rules.evaluate_calibration_gain.output if PLAN.calibration_gain_runs else [],
         rules.correlate_frank_scorers.output if PLAN.frank_scored else [],
         rules.correlate_summeval_scorers.output if PLAN.summeval_scored else [],
         rules.evaluate_qa_decomposition.output if PLAN.qa_decomposition_runs else [],

@@ -331,6 +331,26 @@ rule tabulate_decisions:
         "> {log} 2>&1"
 
 
+rule tabulate_calibration_gain:
+    input:
+        gain=rules.evaluate_calibration_gain.output.gain,
+        code=code("paper", "calibration-gain-table"),
+    output:
+        md=report(
+            "paper/tables/calibration_gain.md",
+            caption="../report/calibration_gain_table.rst",
+            category="factlab_scorers",
+        ),
+        tex="paper/tables/calibration_gain.tex",
+    log:
+        "logs/paper/tabulate_calibration_gain.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "factlab paper calibration-gain-table --gain {input.gain} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
+
+
 rule plot_true_reliability:
     input:
         table=rules.evaluate_true_detection.output.reliability,
@@ -726,6 +746,7 @@ PAPER_PARTS = [
     rules.tabulate_detection.output,
     *([rules.tabulate_leaderboard.output] if PLAN.leaderboard_runs else []),
     *([rules.tabulate_decisions.output] if PLAN.decisions_runs else []),
+    *([rules.tabulate_calibration_gain.output] if PLAN.calibration_gain_runs else []),
     rules.plot_true_reliability.output,
     rules.plot_detection_reliability.output,
     rules.tabulate_retrieval.output,

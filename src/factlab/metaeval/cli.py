@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "detection": "factlab.metaeval.analyses.detection_command",
     "leaderboard": "factlab.metaeval.analyses.leaderboard_command",
     "decisions": "factlab.metaeval.analyses.decisions_command",
+    "calibration-gain": "factlab.metaeval.analyses.calibration_gain_command",
     "frank-scorers": "factlab.metaeval.analyses.frank_scorers_command",
     "summeval-scorers": "factlab.metaeval.analyses.summeval_scorers_command",
     "localisation": "factlab.metaeval.analyses.localisation_command",

@@ -7,6 +7,10 @@ output it finds inconsistent and marks spans in: factlab.checker.api.failing). E
 output of its class, those without a verdict included, so that an uncertain band cannot make the alarms look rarer
 than a user meets them; each comes with a Wilson score interval (`wilson_interval`), which stays informative at a
 handful of outputs and at 0 or n.
+
+And what calibrating on a user's own sample gains (`calibration_gain`): the test split's balanced accuracy at the
+checker's global threshold against that at thresholds tuned on draws of a benchmark's validation examples, as
+`factlab calibrate` tunes them.
 """
 
 from __future__ import annotations
@@ -69,3 +73,99 @@ def decision_row(labels: ArrayLike, verdicts: ArrayLike, spans: ArrayLike, confi
         members = np.ones(len(y), dtype=bool) if of_class is None else y == of_class
         row.update(share_columns(name, count, int((counted[name] & members).sum()), int(members.sum()), confidence))
     return row
+
+
+# Calibration on a user's sample, measured: what `factlab calibrate` on `sample` labelled validation examples of a
+# benchmark gains over the checker's global threshold, judged on the benchmark's test split.
+CALIBRATION_GAIN_COLUMNS = (
+    "n_validation",
+    "n_test",
+    "n_test_consistent",
+    "n_test_inconsistent",
+    "calibration_examples",
+    "draws",
+    "threshold_global",
+    "balanced_accuracy_global",
+    "threshold_calibrated_median",
+    "balanced_accuracy_calibrated",
+    "balanced_accuracy_calibrated_low",
+    "balanced_accuracy_calibrated_high",
+    "gain",
+    "gain_low",
+    "gain_high",
+    "share_of_draws_better",
+    "threshold_validation",
+    "balanced_accuracy_validation",
+)
+
+
+def stratified_draw(labels: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """`size` indices of `labels` drawn without replacement, each class in proportion to its share (rounded; at
+    least one of each class, so that a threshold can be tuned on the draw)."""
+    consistent, inconsistent = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+    n_consistent = int(round(size * len(consistent) / len(labels)))
+    n_consistent = min(max(n_consistent, 1), size - 1, len(consistent))
+    n_inconsistent = min(size - n_consistent, len(inconsistent))
+    return np.concatenate(
+        [rng.choice(consistent, n_consistent, replace=False), rng.choice(inconsistent, n_inconsistent, replace=False)]
+    )
+
+
+def calibration_gain(
+    validation_labels: ArrayLike,
+    validation_scores: ArrayLike,
+    test_labels: ArrayLike,
+    test_scores: ArrayLike,
+    global_threshold: float,
+    *,
+    sample: int,
+    draws: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """`CALIBRATION_GAIN_COLUMNS` of one benchmark: the test split's balanced accuracy at `global_threshold`, and at
+    the threshold tuned (factlab.metaeval.detection.tune_threshold, as `factlab calibrate` tunes it) on each of
+    `draws` stratified draws of `sample` validation examples: its mean and percentile interval over the draws, the
+    mean gain over the global threshold with its interval, the share of draws that beat it; and, as the ceiling of
+    calibrating on this benchmark, the threshold tuned on its whole validation split. A validation split of at most
+    `sample` examples is one draw of all of them."""
+    from factlab.metaeval.bootstrap import percentile_interval
+    from factlab.metaeval.detection import balanced_accuracies, labels_and_scores, tune_threshold
+
+    y_val, s_val = labels_and_scores(validation_labels, validation_scores)
+    y_test, s_test = labels_and_scores(test_labels, test_scores)
+    if sample < 2 or draws < 1:
+        raise StatisticsError(f"calibration needs a sample of at least 2 and at least 1 draw, got {sample} and {draws}")
+    whole = len(y_val) <= sample
+    thresholds = np.array(
+        [tune_threshold(y_val, s_val)]
+        if whole
+        else [tune_threshold(y_val[d], s_val[d]) for d in (stratified_draw(y_val, sample, rng) for _ in range(draws))]
+    )
+    calibrated = balanced_accuracies(y_test, s_test, thresholds)
+    (global_accuracy,) = balanced_accuracies(y_test, s_test, np.array([global_threshold]))
+    validation_threshold = tune_threshold(y_val, s_val)
+    (validation_accuracy,) = balanced_accuracies(y_test, s_test, np.array([validation_threshold]))
+    gains = calibrated - global_accuracy
+    low, high = percentile_interval(calibrated, confidence)
+    gain_low, gain_high = percentile_interval(gains, confidence)
+    return {
+        "n_validation": len(y_val),
+        "n_test": len(y_test),
+        "n_test_consistent": int((y_test == 1).sum()),
+        "n_test_inconsistent": int((y_test == 0).sum()),
+        "calibration_examples": len(y_val) if whole else sample,
+        "draws": len(thresholds),
+        "threshold_global": float(global_threshold),
+        "balanced_accuracy_global": float(global_accuracy),
+        "threshold_calibrated_median": float(np.median(thresholds)),
+        "balanced_accuracy_calibrated": float(calibrated.mean()),
+        "balanced_accuracy_calibrated_low": low,
+        "balanced_accuracy_calibrated_high": high,
+        "gain": float(gains.mean()),
+        "gain_low": gain_low,
+        "gain_high": gain_high,
+        "share_of_draws_better": float((gains > 0).mean()),
+        "threshold_validation": float(validation_threshold),
+        "balanced_accuracy_validation": float(validation_accuracy),
+    }

@@ -103,12 +103,18 @@ def tune_threshold(y_true: ArrayLike, y_score: ArrayLike) -> float:
     """The threshold (a distinct observed score) maximising balanced accuracy; ties → lowest threshold."""
     labels, scores = labels_and_scores(y_true, y_score)
     candidates = np.unique(scores)
+    return float(candidates[int(np.argmax(balanced_accuracies(labels, scores, candidates)))])
+
+
+def balanced_accuracies(labels: NDArray[np.int64], scores: FloatArray, thresholds: FloatArray) -> FloatArray:
+    """Balanced accuracy of `score >= t` for each t of `thresholds`, in one pass (validated labels with both classes,
+    as labels_and_scores gives them)."""
     positives = np.sort(scores[labels == 1])
     negatives = np.sort(scores[labels == 0])
     # Predicted consistent iff score >= t: positives at or above t are hits, negatives below t are correct rejections.
-    tpr = (len(positives) - np.searchsorted(positives, candidates, side="left")) / len(positives)
-    tnr = np.searchsorted(negatives, candidates, side="left") / len(negatives)
-    return float(candidates[int(np.argmax((tpr + tnr) / 2))])
+    tpr = (len(positives) - np.searchsorted(positives, thresholds, side="left")) / len(positives)
+    tnr = np.searchsorted(negatives, thresholds, side="left") / len(negatives)
+    return (tpr + tnr) / 2
 
 
 def evaluate_at_threshold(y_true: ArrayLike, y_score: ArrayLike, threshold: float, policy: ThresholdPolicy) -> ThresholdResult:

@@ -90,6 +90,18 @@ DECISIONS = (
     "included; in \\%, with its Wilson 95\\% interval."
 )
 
+CALIBRATION_GAIN = (
+    "What calibrating the checker on a user's own labelled sample gains: on each benchmark AlignScore scored with a "
+    "validation and a test split, the test split's balanced accuracy ($\\times$ 100) at the checker's global threshold "
+    "(tuned on the pooled validation cuts; * marks the benchmarks among them) against the threshold "
+    "\\texttt{factlab calibrate} chooses on a stratified draw of the benchmark's validation examples (calibrated on: "
+    "their number; the whole split where it is smaller). Calibrated: the mean over seeded draws, with the range of "
+    "the middle 95\\% of draws; gain: calibrated minus global, with its range; draws better: the share of draws whose "
+    "threshold beats the global one on the test split; whole validation: the threshold tuned on every validation "
+    "example of the benchmark, and that threshold, to set beside the global one. A verdict here is the threshold's "
+    "alone (no uncertain band)."
+)
+
 FRANK_SCORERS = (
     "FRANK's protocol for factlab's scorers (prefixed factlab:) beside FRANK's released baselines: partial "
     "Pearson correlation with the human Factuality score, the summarisation system as confounder, on all "
@@ -420,6 +432,12 @@ REPORT_CAPTIONS: dict[str, str] = {
         f"Confidence level: {_param('metaeval.confidence')}. The threshold, band and token threshold: "
         f"{_texttt('results/checker/model/checker.json')}, repeated in {_texttt(f'{_METAEVAL}/decisions/metrics.json')} "
         f"beside the counts and intervals of {_texttt('decisions.csv')}.",
+    ),
+    "calibration_gain_table": _report(
+        CALIBRATION_GAIN,
+        f"Examples per draw: {_param('metaeval.calibration_gain.sample')}; draws: "
+        f"{_param('metaeval.calibration_gain.draws')}; seed: {_param('metaeval.seed')}. Unrounded, with the thresholds "
+        f"and the outputs left unscored: {_texttt(f'{_METAEVAL}/calibration_gain/calibration_gain.csv')}.",
     ),
     "retrieval_table": _retrieval(
         f"groups per step: {_param('score.scale.retrieval.branches')}; "

@@ -23,6 +23,7 @@ COMMAND_MODULES = {
     "detection-table": "factlab.paper.scorer_tables_command",
     "leaderboard-table": "factlab.paper.scorer_tables_command",
     "decisions-table": "factlab.paper.scorer_tables_command",
+    "calibration-gain-table": "factlab.paper.scorer_tables_command",
     "frank-scorers-table": "factlab.paper.scorer_tables_command",
     "summeval-scorers-table": "factlab.paper.scorer_tables_command",
     "localisation-table": "factlab.paper.scorer_tables_command",

@@ -80,12 +80,14 @@ SECTIONS = (
         "calibration, three threshold policies and a paired test against the best scorer; the leaderboard then sets "
         "every scorer, a user's included, against each benchmark's best built-in scorer, its p-values Holm-adjusted. "
         "The checker's own decisions at its recorded thresholds show how often it flags outputs humans rated "
-        "consistent. AlignScore's chunk size and support head were chosen on validation benchmarks alone.",
+        "consistent, and what calibrating it on 100 of a benchmark's own validation examples gains over its global "
+        "threshold. AlignScore's chunk size and support head were chosen on validation benchmarks alone.",
         (
             "true_detection",
             "detection",
             "leaderboard",
             "decisions",
+            "calibration_gain",
             "true_reliability",
             "detection_reliability",
             "alignscore_tuning",

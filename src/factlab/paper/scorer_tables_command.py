@@ -3,6 +3,8 @@
 - `detection-table`: results/metaeval/detection/auc.csv, every scorer on every scored benchmark;
 - `leaderboard-table`: results/metaeval/leaderboard/leaderboard.csv, every scorer against each benchmark's reference;
 - `decisions-table`: results/metaeval/decisions/decisions.csv, how often the checker flags consistent outputs;
+- `calibration-gain-table`: results/metaeval/calibration_gain/calibration_gain.csv, the global threshold against one
+  calibrated on a sample of each benchmark's validation split;
 - `frank-scorers-table`: results/metaeval/frank_scorers/{correlations,williams}.csv (FRANK's protocol);
 - `summeval-scorers-table`: results/metaeval/summeval_scorers/{correlations,williams}.csv (the same on SummEval);
 - `localisation-table`: results/metaeval/localisation/{tokens.csv,report.json} (the annotators' agreement) and
@@ -34,6 +36,12 @@ def register(commands: Any) -> None:
         ("detection-table", "factlab's scorers as detectors on every scored benchmark", ("--auc",), run_table),
         ("leaderboard-table", "every scorer against each benchmark's best built-in scorer", ("--leaderboard",), run_table),
         ("decisions-table", "how often the checker flags consistent outputs, per benchmark", ("--decisions",), run_table),
+        (
+            "calibration-gain-table",
+            "the checker's global threshold against one calibrated on each benchmark's validation sample",
+            ("--gain",),
+            run_table,
+        ),
         ("frank-scorers-table", "factlab's scorers under FRANK's protocol", ("--correlations", "--williams"), run_table),
         (
             "summeval-scorers-table",
@@ -191,6 +199,38 @@ def decisions_frame(decisions: pd.DataFrame) -> pd.DataFrame:
             interval(lo, hi, 100) for lo, hi in zip(decisions[f"{column}_ci_low"], decisions[f"{column}_ci_high"], strict=True)
         ]
     return frame
+
+
+def calibration_gain_frame(gain: pd.DataFrame) -> pd.DataFrame:
+    """One row per benchmark: its validation and test outputs, the examples calibrated on, and the test split's
+    balanced accuracy x 100 at the global threshold, calibrated (mean over draws, with the draws' interval), the gain
+    with its interval, the share of draws that beat the global threshold, and at its whole validation split's
+    threshold, with that threshold (how far the right threshold moves between kinds of text); a benchmark whose
+    validation split chose the global threshold is marked."""
+    import pandas as pd
+
+    marks = ["*" if str(tuned).lower() == "true" else "" for tuned in gain["tuned_global_threshold"]]
+    return pd.DataFrame(
+        {
+            "benchmark": gain["benchmark"].astype(str) + marks,
+            "validation": gain["n_validation"].astype("Int64"),
+            "test": gain["n_test"].astype("Int64"),
+            "calibrated on": gain["calibration_examples"].astype("Int64"),
+            "BAcc global": 100 * gain["balanced_accuracy_global"],
+            "BAcc calibrated": 100 * gain["balanced_accuracy_calibrated"],
+            "calibrated 95% range": [
+                interval(lo, hi, 100)
+                for lo, hi in zip(
+                    gain["balanced_accuracy_calibrated_low"], gain["balanced_accuracy_calibrated_high"], strict=True
+                )
+            ],
+            "gain": 100 * gain["gain"],
+            "gain 95% range": [interval(lo, hi, 100) for lo, hi in zip(gain["gain_low"], gain["gain_high"], strict=True)],
+            "draws better %": 100 * gain["share_of_draws_better"],
+            "BAcc whole validation": 100 * gain["balanced_accuracy_validation"],
+            "threshold whole validation": gain["threshold_validation"],
+        }
+    )
 
 
 def p_value_text(p: float) -> str:
@@ -499,6 +539,9 @@ def run_table(args: argparse.Namespace) -> None:
         frame, caption, label = leaderboard_frame(pd.read_csv(args.leaderboard)), captions.LEADERBOARD, "tab:leaderboard"
     elif args.table == "decisions-table":
         frame, caption, label = decisions_frame(pd.read_csv(args.decisions)), captions.DECISIONS, "tab:decisions"
+    elif args.table == "calibration-gain-table":
+        frame = calibration_gain_frame(pd.read_csv(args.gain))
+        caption, label = captions.CALIBRATION_GAIN, "tab:calibration-gain"
     elif args.table == "frank-scorers-table":
         frame = correlations_frame(pd.read_csv(args.correlations), pd.read_csv(args.williams))
         caption, label = captions.FRANK_SCORERS, "tab:frank-scorers"

@@ -502,6 +502,17 @@ class Plan:
         return self.trained_aligner and bool(self.decisions_benchmarks)
 
     @property
+    def calibration_gain_benchmarks(self) -> list[str]:
+        """Every benchmark AlignScore scores whole, the validation cuts included: calibrating on a benchmark's
+        validation split is judged on its test split, which chose nothing."""
+        return [name for name in self.score_benchmarks if self.alignscore_scores_whole(name)]
+
+    @property
+    def calibration_gain_runs(self) -> bool:
+        """Calibration starts from the checker folder, which exists only for the trained aligner."""
+        return self.trained_aligner and bool(self.calibration_gain_benchmarks)
+
+    @property
     def frank_scored(self) -> bool:
         return FRANK in self.score_benchmarks
 
