@@ -137,15 +137,14 @@ def calibration_gain(
     if sample < 2 or draws < 1:
         raise StatisticsError(f"calibration needs a sample of at least 2 and at least 1 draw, got {sample} and {draws}")
     whole = len(y_val) <= sample
+    validation_threshold = tune_threshold(y_val, s_val)
     thresholds = np.array(
-        [tune_threshold(y_val, s_val)]
+        [validation_threshold]
         if whole
         else [tune_threshold(y_val[d], s_val[d]) for d in (stratified_draw(y_val, sample, rng) for _ in range(draws))]
     )
     calibrated = balanced_accuracies(y_test, s_test, thresholds)
-    (global_accuracy,) = balanced_accuracies(y_test, s_test, np.array([global_threshold]))
-    validation_threshold = tune_threshold(y_val, s_val)
-    (validation_accuracy,) = balanced_accuracies(y_test, s_test, np.array([validation_threshold]))
+    global_accuracy, validation_accuracy = balanced_accuracies(y_test, s_test, np.array([global_threshold, validation_threshold]))
     gains = calibrated - global_accuracy
     low, high = percentile_interval(calibrated, confidence)
     gain_low, gain_high = percentile_interval(gains, confidence)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from factlab.commands import confidence_level
 from factlab.errors import DataError, FactlabError
 from factlab.io import write_json, write_text
-from factlab.metaeval.analyses.decisions_command import CHECKER_SCORER, EVALUATED_SPLIT
+from factlab.metaeval.analyses.decisions_command import EVALUATED_SPLIT, checker_score_tables
 from factlab.metaeval.arguments import headline_number
 
 if TYPE_CHECKING:
@@ -139,15 +139,9 @@ def run_calibration_gain(args: argparse.Namespace) -> None:
     if args.sample < 2 or args.draws < 1:
         raise FactlabError(f"--sample must be at least 2 and --draws at least 1, got {args.sample} and {args.draws}")
     settings = CheckerSettings.from_json(Path(args.checker) / CARD_FILE)
-    data_paths = {Path(path).stem: path for path in args.data}
     rows, skipped = [], {}
-    for path in args.scores:
-        scorer, benchmark = Path(path).stem, Path(path).parent.name
-        if scorer != CHECKER_SCORER:
-            raise FactlabError(f"{path}: a {scorer} score table; the checker's scores are {CHECKER_SCORER}'s")
-        if benchmark not in data_paths:
-            raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
-        scored, unscored = split_scores(pd.read_parquet(data_paths[benchmark]), pd.read_parquet(path), path)
+    for benchmark, path, data_path in checker_score_tables(args.scores, args.data):
+        scored, unscored = split_scores(pd.read_parquet(data_path), pd.read_parquet(path), path)
         reason = not_measured_reason(scored)
         if reason is not None:
             LOG.info("%s: not measured, %s", benchmark, reason)

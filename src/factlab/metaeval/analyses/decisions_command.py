@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -154,6 +155,19 @@ def decisions_metrics(table: pd.DataFrame, settings: CheckerSettings) -> dict[st
     }
 
 
+def checker_score_tables(scores: list[str], data: list[str]) -> Iterator[tuple[str, str, str]]:
+    """(benchmark, its score table, its data file) for each of `scores`, which must be the checker's (AlignScore's)
+    tables, each with its benchmark's file among `data`."""
+    data_paths = {Path(path).stem: path for path in data}
+    for path in scores:
+        scorer, benchmark = Path(path).stem, Path(path).parent.name
+        if scorer != CHECKER_SCORER:
+            raise FactlabError(f"{path}: a {scorer} score table; the checker's scores are {CHECKER_SCORER}'s")
+        if benchmark not in data_paths:
+            raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
+        yield benchmark, path, data_paths[benchmark]
+
+
 def run_decisions(args: argparse.Namespace) -> None:
     import pandas as pd
 
@@ -161,21 +175,15 @@ def run_decisions(args: argparse.Namespace) -> None:
     from factlab.metaeval.decisions import DECISION_COLUMNS
 
     settings = CheckerSettings.from_json(Path(args.checker) / CARD_FILE)
-    data_paths = {Path(path).stem: path for path in args.data}
     rows = []
-    for path in args.scores:
-        scorer, benchmark = Path(path).stem, Path(path).parent.name
-        if scorer != CHECKER_SCORER:
-            raise FactlabError(f"{path}: a {scorer} score table; the checker's scores are {CHECKER_SCORER}'s")
+    for benchmark, path, data_path in checker_score_tables(args.scores, args.data):
         if benchmark in args.validation:
             LOG.info("%s: tuned the checker's decisions, not measured", benchmark)
             continue
-        if benchmark not in data_paths:
-            raise FactlabError(f"{path}: no --data file for benchmark {benchmark!r}")
-        data = pd.read_parquet(data_paths[benchmark])
+        data = pd.read_parquet(data_path)
         missing = [column for column in DATA_COLUMNS if column not in data.columns]
         if missing:
-            raise DataError(f"missing column(s) {missing}", file=data_paths[benchmark], field=missing[0])
+            raise DataError(f"missing column(s) {missing}", file=data_path, field=missing[0])
         row = benchmark_decisions(data, pd.read_parquet(path), settings, args.confidence, path)
         if row is None:
             LOG.warning("%s: no scored output with a label in its evaluated rows: not measured", benchmark)
