@@ -3,7 +3,8 @@ AlignScore scores for the same pairs (results/score/<benchmark>/alignscore.parqu
 scored whole with AlignScore; and the command writes one row per input line, with offsets, evidence sentences
 inside the source, and the token head's spans (each inside the output, with an explanation). `factlab metaeval
 decisions`, reading the same tables at the checker folder's thresholds, gives each labelled output the verdict and
-the number of spans that `factlab check` gives it.
+the number of spans that `factlab check` gives it, and each consistent one the correction's outcome (rewritten or
+not).
 
     python tests/smoke_check.py .smoke
 """
@@ -40,9 +41,10 @@ def localisation_problems(row: dict, frank: pd.DataFrame) -> list[str]:
     return problems
 
 
-def decision_problems(run: Path, benchmark: str, checked: pd.DataFrame) -> list[str]:
+def decision_problems(run: Path, benchmark: str, checked: pd.DataFrame, checker: factlab.Checker) -> list[str]:
     """Where `factlab metaeval decisions`, reading the pipeline's AlignScore table at the checker folder's thresholds,
-    gives a labelled output another verdict or another number of spans than `factlab check` (`checked`) does."""
+    gives a labelled output another verdict or another number of spans than `factlab check` (`checked`) does, or a
+    consistent one another correction outcome."""
     from factlab.checker.folder import CARD_FILE, CheckerSettings
     from factlab.metaeval.analyses.decisions_command import DATA_COLUMNS, NO_SCORE, example_decisions, scored_rows
 
@@ -50,15 +52,18 @@ def decision_problems(run: Path, benchmark: str, checked: pd.DataFrame) -> list[
     data = pd.read_parquet(run / f"results/data/{benchmark}.parquet")
     scores = pd.read_parquet(run / f"results/score/{benchmark}/alignscore.parquet")
     labelled = data.loc[data["label"].notna(), list(DATA_COLUMNS)]
-    decided = example_decisions(scored_rows(data, labelled, scores, benchmark), settings).set_index("example_id")
+    decided = example_decisions(scored_rows(data, labelled, scores, benchmark), settings, checker)
+    decided = decided.set_index("example_id")
     mine = checked.set_index("id").loc[decided.index.astype(str)]
     verdicts = mine["verdict"].map({"consistent": 1, "inconsistent": 0, "uncertain": -1}).fillna(NO_SCORE).to_numpy()
     spans = mine["spans"].map(len).to_numpy()
+    # only a consistent output's correction is counted (decisions.csv's consistent_rewritten)
+    rewritten = (decided["label"] == 1).to_numpy() & mine["correction"].map(lambda fix: bool(fix and fix["edits"])).to_numpy()
     return [
-        f"{benchmark} {example_id}: decisions read verdict {row.verdict} with {row.spans} span(s), factlab check "
-        f"{verdict} with {count}"
-        for (example_id, row), verdict, count in zip(decided.iterrows(), verdicts, spans, strict=True)
-        if row.verdict != verdict or row.spans != count
+        f"{benchmark} {example_id}: decisions read verdict {row.verdict} with {row.spans} span(s), rewritten "
+        f"{row.rewritten}; factlab check {verdict} with {count}, rewritten {changed}"
+        for (example_id, row), verdict, count, changed in zip(decided.iterrows(), verdicts, spans, rewritten, strict=True)
+        if row.verdict != verdict or row.spans != count or row.rewritten != changed
     ]
 
 
@@ -78,7 +83,7 @@ def main(run: Path) -> int:
         compared += len(pipeline)
         if difference > TOLERANCE or not both_nan:
             failures.append(benchmark)
-        failures += decision_problems(run, benchmark, mine)
+        failures += decision_problems(run, benchmark, mine, checker)
     with tempfile.TemporaryDirectory() as folder:
         frank = pd.read_parquet(run / "results/data/frank.parquet").head(20)
         pairs, out = Path(folder) / "pairs.jsonl", Path(folder) / "scores.jsonl"
@@ -101,7 +106,7 @@ def main(run: Path) -> int:
         return 1
     print(
         f"factlab.check equals the pipeline's AlignScore scores on {compared} pairs, and its verdicts and spans "
-        "those `factlab metaeval decisions` reads from them"
+        "(and corrections) those `factlab metaeval decisions` reads from them"
     )
     return 0
 

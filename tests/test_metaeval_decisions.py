@@ -1,6 +1,6 @@
 """`factlab metaeval decisions`: the checker's decisions per benchmark, against statsmodels' Wilson interval, counts
-recomputed here from the scores and the recorded threshold and band, a set of outputs worked by hand, and the spans
-and verdicts `factlab.Checker` gives the same real pairs.
+recomputed here from the scores and the recorded threshold and band, a set of outputs worked by hand, and the spans,
+verdicts and corrections `factlab.Checker` gives the same real pairs.
 
 Real rows: tests/fixtures/decisions, the smoke run's checker card and its AlignScore tables of FRANK and TRUE's BEGIN
 with their benchmarks' rows (tests/fixtures/README.md)."""
@@ -37,6 +37,7 @@ SHARES = {  # share -> (its count, the human label of the outputs it is a share 
     "coverage": ("n_with_verdict", None),
     "consistent_with_span": ("n_consistent_with_span", 1),
     "consistent_correction_offered": ("n_consistent_correction_offered", 1),
+    "consistent_rewritten": ("n_consistent_rewritten", 1),
 }
 
 
@@ -48,9 +49,9 @@ def test_wilson_interval_matches_statsmodels(successes: int, n: int, confidence:
 
 
 def test_decision_row_on_outputs_worked_by_hand() -> None:
-    """Three consistent outputs and two inconsistent: the first consistent one flagged with two spans, the second
-    called consistent, the third uncertain with a span; the inconsistent ones caught, and unscored."""
-    row = decision_row(labels=[1, 1, 1, 0, 0], verdicts=[0, 1, -1, 0, NO_SCORE], spans=[2, 0, 1, 0, 3])
+    """Three consistent outputs and two inconsistent: the first consistent one flagged with two spans and rewritten,
+    the second called consistent, the third uncertain with a span; the inconsistent ones caught, and unscored."""
+    row = decision_row(labels=[1, 1, 1, 0, 0], verdicts=[0, 1, -1, 0, NO_SCORE], spans=[2, 0, 1, 0, 3], rewritten=[1, 0, 0, 0, 0])
     assert list(row) == list(DECISION_COLUMNS)
     assert (row["n"], row["n_consistent"], row["n_inconsistent"]) == (5, 3, 2)
     assert (row["n_consistent_flagged"], row["consistent_flagged"]) == (1, pytest.approx(1 / 3))
@@ -58,24 +59,28 @@ def test_decision_row_on_outputs_worked_by_hand() -> None:
     assert (row["n_with_verdict"], row["coverage"]) == (3, pytest.approx(3 / 5))
     assert (row["n_consistent_with_span"], row["consistent_with_span"]) == (2, pytest.approx(2 / 3))
     assert (row["n_consistent_correction_offered"], row["consistent_correction_offered"]) == (1, pytest.approx(1 / 3))
+    assert (row["n_consistent_rewritten"], row["consistent_rewritten"]) == (1, pytest.approx(1 / 3))
     low, high = proportion_confint(1, 3, alpha=0.05, method="wilson")
     assert (row["consistent_flagged_ci_low"], row["consistent_flagged_ci_high"]) == pytest.approx((low, high))
 
 
 def test_decision_row_without_outputs_of_a_class_has_no_share_of_it() -> None:
-    row = decision_row(labels=[0, 0], verdicts=[0, 1], spans=[1, 1])
+    row = decision_row(labels=[0, 0], verdicts=[0, 1], spans=[1, 1], rewritten=[0, 0])
     assert row["n_consistent"] == 0 and np.isnan(row["consistent_flagged"]) and np.isnan(row["consistent_with_span_ci_low"])
     assert row["inconsistent_caught"] == pytest.approx(0.5)
     with pytest.raises(StatisticsError, match="differ in length"):
-        decision_row(labels=[0, 1], verdicts=[0], spans=[1, 1])
+        decision_row(labels=[0, 1], verdicts=[0], spans=[1, 1], rewritten=[0, 0])
     with pytest.raises(StatisticsError, match="0 .inconsistent. or 1"):
-        decision_row(labels=[2], verdicts=[0], spans=[1])
+        decision_row(labels=[2], verdicts=[0], spans=[1], rewritten=[0])
+    with pytest.raises(StatisticsError, match="not offered a correction"):  # called consistent, yet rewritten
+        decision_row(labels=[1], verdicts=[1], spans=[1], rewritten=[1])
 
 
 def copy_inputs(root: Path, card: dict | None = None) -> dict[str, list[str] | str]:
-    """The fixture's checker card (changed by `card`), score tables and data tables under `root`."""
-    (root / "checker").mkdir(parents=True)
+    """The fixture's checker card (changed by `card`) over a small seeded model's weights (which score the
+    corrections' edits), score tables and data tables under `root`."""
     recorded = json.loads((FIXTURES / "checker" / CARD_FILE).read_text())
+    save_tiny_checker(root / "checker", CheckerSettings.from_json(FIXTURES / "checker" / CARD_FILE))
     (root / "checker" / CARD_FILE).write_text(json.dumps({**recorded, **(card or {})}))
     shutil.copytree(FIXTURES / "score", root / "score")
     shutil.copytree(FIXTURES / "data", root / "data")
@@ -143,6 +148,7 @@ def test_counts_on_real_rows_equal_those_recomputed_from_scores_threshold_and_ba
             low, high = proportion_confint(int(row[count]), members, alpha=0.05, method="wilson")
             assert (row[f"{share}_ci_low"], row[f"{share}_ci_high"]) == pytest.approx((low, high), abs=1e-6)
         assert row["n_consistent_correction_offered"] <= min(row["n_consistent_flagged"], row["n_consistent_with_span"])
+        assert row["n_consistent_rewritten"] <= row["n_consistent_correction_offered"]
         assert metrics["benchmarks"][name]["consistent_flagged"] == pytest.approx(row["consistent_flagged"], abs=1e-4)
     assert metrics["checker"]["uncertain_band"] == settings.uncertain_band
     if card == {}:
@@ -197,29 +203,37 @@ def test_inputs_that_are_not_the_checkers_scores_are_refused(tmp_path: Path) -> 
 
 
 def test_verdicts_and_spans_are_those_factlab_check_gives_the_same_pairs(tmp_path: Path) -> None:
-    """A small seeded checker with a token head scores TRUE BEGIN's 20 real pairs as the pipeline does (its table
+    """A small seeded checker with a token head scores FRANK's 20 real pairs as the pipeline does (its table
     written and read back); the command's verdicts and span counts are those `factlab.Checker` returns for them."""
-    data = pd.read_parquet(FIXTURES / "data" / "true_begin.parquet")
+    data = pd.read_parquet(FIXTURES / "data" / "frank.parquet")
     settings = CheckerSettings(
         words_per_chunk=120, aggregation="mean", support_head="three_way", token_threshold=0.25, precision="fp32"
     )
     folder = save_tiny_checker(tmp_path / "checker", settings)
-    examples = select_examples(data, "true_begin")
-    sentences, _ = sentence_units(examples, "true_begin", progress=False)
+    examples = select_examples(data, "frank")
+    sentences, _ = sentence_units(examples, "frank", progress=False)
     scorer = load_pair_scorer(str(folder), device="cpu")
     reading = AlignScoreSettings(120, "reference", "mean", "three_way", localise=True)  # the checker folder's
     table, _ = score_benchmark(examples, sentences, scorer, reading)
     table.to_parquet(tmp_path / "alignscore.parquet")
     low, high = np.quantile(table["score"], [0.3, 0.7])  # some outputs of each verdict, some uncertain
-    band = CheckerSettings(**{**settings.as_json(), "threshold": float(np.median(table["score"])), "uncertain_band": [low, high]})
+    # the band decides the verdicts; the threshold is the bar a correction's edit must reach: at 0, every edit that
+    # raises its sentence's support passes, so that both outcomes of a correction occur
+    band = CheckerSettings(**{**settings.as_json(), "threshold": 0.0, "uncertain_band": [low, high]})
     (folder / CARD_FILE).write_text(json.dumps(band.as_json()))
 
     stored = pd.read_parquet(tmp_path / "alignscore.parquet")
-    decided = example_decisions(scored_rows(data, data, stored, "alignscore.parquet"), band).set_index("example_id")
-    checked = factlab.Checker(model=folder).check(data["source"], data["output"], ids=data["example_id"]).set_index("id")
+    checker = factlab.Checker(model=folder)
+    consistent = data.assign(label=1)  # every output taken as consistent, so that each one offered a correction counts
+    decided = example_decisions(scored_rows(data, consistent, stored, "alignscore.parquet"), band, checker)
+    decided = decided.set_index("example_id")
+    checked = checker.check(data["source"], data["output"], ids=data["example_id"]).set_index("id")
     codes = {"consistent": 1, "inconsistent": 0, "uncertain": -1}
     assert decided["verdict"].to_dict() == checked["verdict"].map(codes).to_dict()
     assert decided["spans"].to_dict() == checked["spans"].map(len).to_dict()
     assert set(decided["verdict"]) == {-1, 0, 1} and (decided["spans"] > 0).any()
     offered = checked["correction"].notna()  # the checker offers a correction: found inconsistent, with spans
     assert offered.to_dict() == ((decided["verdict"] == 0) & (decided["spans"] > 0)).to_dict()
+    rewritten = checked["correction"].map(lambda correction: bool(correction and correction["edits"]))
+    assert decided["rewritten"].to_dict() == rewritten.to_dict()
+    assert rewritten.any() and (offered & ~rewritten).any()  # both outcomes exercised

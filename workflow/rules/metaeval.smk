@@ -351,7 +351,8 @@ rule evaluate_leaderboard:
 
 # How often the checker flags consistent outputs, on every benchmark AlignScore scores whole but the validation cuts
 # that chose the checker's thresholds: its decisions read from AlignScore's tables at the thresholds recorded in the
-# checker folder (checker.smk's package_checker), which exists only for the trained aligner.
+# checker folder (checker.smk's package_checker), which exists only for the trained aligner, and the corrections of
+# consistent outputs scored by its model.
 DECISIONS_BENCHMARKS = PLAN.decisions_benchmarks
 
 
@@ -368,6 +369,7 @@ rule evaluate_decisions:
         "logs/metaeval/decisions.log",
     conda:
         CONDA_ENV
+    threads: PLAN.engine.threads  # the checker's model scores the corrections' candidate edits
     params:
         validation=DETECTION_VALIDATION,
         confidence=PLAN.bootstrap.confidence,

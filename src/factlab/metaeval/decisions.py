@@ -2,8 +2,9 @@
 
 Per set of outputs: how many consistent outputs it flags (verdict inconsistent), how many inconsistent ones it
 catches, the share it gives a verdict at all (coverage: not `uncertain`, and scored), how many consistent outputs
-it marks a span in, and how many consistent outputs it would offer a correction for (the checker offers one for an
-output it finds inconsistent and marks spans in: factlab.checker.api.failing). Each share's denominator is every
+it marks a span in, how many consistent outputs it would offer a correction for (the checker offers one for an
+output it finds inconsistent and marks spans in: factlab.checker.api.failing), and how many of them the correction
+then rewrites (an edit the checker accepts changes the text). Each share's denominator is every
 output of its class, those without a verdict included, so that an uncertain band cannot make the alarms look rarer
 than a user meets them; each comes with a Wilson score interval (`wilson_interval`), which stays informative at a
 handful of outputs and at 0 or n.
@@ -34,6 +35,7 @@ SHARES: dict[str, tuple[str, int | None]] = {
     "coverage": ("n_with_verdict", None),  # a verdict at all
     "consistent_with_span": ("n_consistent_with_span", 1),  # at least one span
     "consistent_correction_offered": ("n_consistent_correction_offered", 1),  # the verdict inconsistent and a span
+    "consistent_rewritten": ("n_consistent_rewritten", 1),  # offered a correction that changes the text
 }
 DECISION_COLUMNS = (
     "n",
@@ -49,24 +51,32 @@ def share_columns(name: str, count: str, successes: int, n: int, confidence: flo
     return {count: successes, name: successes / n if n else np.nan, f"{name}_ci_low": low, f"{name}_ci_high": high}
 
 
-def decision_row(labels: ArrayLike, verdicts: ArrayLike, spans: ArrayLike, confidence: float = 0.95) -> dict[str, Any]:
+def decision_row(
+    labels: ArrayLike, verdicts: ArrayLike, spans: ArrayLike, rewritten: ArrayLike, confidence: float = 0.95
+) -> dict[str, Any]:
     """`DECISION_COLUMNS` of one set of outputs: `labels` 1 consistent / 0 inconsistent (humans), `verdicts` the
     checker's codes (1 consistent, 0 inconsistent, anything else no verdict), `spans` how many spans it marks in each
-    output."""
+    output, `rewritten` whether its correction changes the output (only an output offered one can be rewritten)."""
     y = np.asarray(labels, dtype=np.int64)
     given = np.asarray(verdicts, dtype=np.int64)
     marked = np.asarray(spans, dtype=np.int64) > 0
-    if not len(y) == len(given) == len(marked):
-        raise StatisticsError(f"labels, verdicts and spans differ in length ({len(y)}, {len(given)}, {len(marked)})")
+    changed = np.asarray(rewritten, dtype=bool)
+    if not len(y) == len(given) == len(marked) == len(changed):
+        raise StatisticsError(
+            f"labels, verdicts, spans and rewritten differ in length ({len(y)}, {len(given)}, {len(marked)}, {len(changed)})"
+        )
     if not np.isin(y, (0, 1)).all():
         raise StatisticsError("labels must be 0 (inconsistent) or 1 (consistent)")
     flagged = given == INCONSISTENT_VERDICT
+    if (changed & ~(flagged & marked)).any():
+        raise StatisticsError("an output is rewritten that was not offered a correction (inconsistent, with a span)")
     counted = {
         "consistent_flagged": flagged,
         "inconsistent_caught": flagged,
         "coverage": np.isin(given, (CONSISTENT_VERDICT, INCONSISTENT_VERDICT)),
         "consistent_with_span": marked,
         "consistent_correction_offered": flagged & marked,
+        "consistent_rewritten": changed,
     }
     row: dict[str, Any] = {"n": len(y), "n_consistent": int((y == 1).sum()), "n_inconsistent": int((y == 0).sum())}
     for name, (count, of_class) in SHARES.items():

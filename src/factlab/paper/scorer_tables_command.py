@@ -177,6 +177,7 @@ DECISION_SHARES = {
     "coverage": "coverage",
     "consistent_with_span": "consistent with a span",
     "consistent_correction_offered": "consistent, correction offered",
+    "consistent_rewritten": "consistent rewritten",
 }
 
 

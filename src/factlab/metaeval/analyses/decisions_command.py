@@ -5,12 +5,15 @@ The checker's decisions are read, not recomputed with its model: its scores are 
 verdicts come from those scores at the threshold and uncertain band recorded in the checker folder
 (factlab.checker.calibration.verdicts), and its spans from the tables' token support read as `factlab check`
 reads it (factlab.checker.explain.span_records, with the folder's token threshold and token localiser). An
-unscored output gets no verdict and no span, as from `factlab check`.
+unscored output gets no verdict and no span, as from `factlab check`. Whether a consistent output offered a correction
+is rewritten takes the model: the checker folder's own correction (factlab.checker.api.Checker.corrections, fed the
+table's sentence detail and spans) scores its candidate edits as `factlab check` scores them.
 
 Each benchmark is measured on its test split where it has one, else on all its labelled rows (`split`: test or
 all). The `--validation` benchmarks chose the threshold and band, so they are not measured. decisions.csv: one
 row per benchmark, the statistics of factlab.metaeval.decisions (consistent outputs flagged, inconsistent ones
-caught, coverage, consistent outputs given a span and offered a correction, each with its Wilson interval) and
+caught, coverage, consistent outputs given a span, offered a correction and rewritten, each with its Wilson
+interval) and
 `n_unscored`. metrics.json: the recorded decision settings and each benchmark's shares.
 """
 
@@ -30,6 +33,7 @@ from factlab.metaeval.arguments import headline_number
 if TYPE_CHECKING:
     import pandas as pd
 
+    from factlab.checker.api import Checker
     from factlab.checker.folder import CheckerSettings
 
 LOG = logging.getLogger(__name__)
@@ -74,14 +78,16 @@ def scored_rows(data: pd.DataFrame, rows: pd.DataFrame, scores: pd.DataFrame, wh
     return rows.merge(scores[list(SCORE_COLUMNS)], on="example_id", how="inner", validate="one_to_one")
 
 
-def example_decisions(rows: pd.DataFrame, settings: CheckerSettings) -> pd.DataFrame:
+def example_decisions(rows: pd.DataFrame, settings: CheckerSettings, checker: Checker | None = None) -> pd.DataFrame:
     """Per scored output (`scored_rows`): its label, the checker's verdict code (calibration.verdicts; `NO_SCORE`
-    without a score) and how many spans `factlab check` marks in it."""
+    without a score), how many spans `factlab check` marks in it and, for a consistent output offered a correction,
+    whether the correction rewrites it (`checker`, the folder's model, scores the edits; without it none is)."""
     import numpy as np
     import pandas as pd
 
     from factlab.checker.calibration import verdicts
     from factlab.checker.explain import span_records
+    from factlab.metaeval.decisions import INCONSISTENT_VERDICT
     from factlab.models.token_localiser import TokenLocaliser
 
     localiser = TokenLocaliser.from_dict(settings.token_localiser) if settings.token_localiser else None
@@ -91,43 +97,59 @@ def example_decisions(rows: pd.DataFrame, settings: CheckerSettings) -> pd.DataF
     codes = np.full(len(rows), NO_SCORE, dtype=np.int64)
     codes[scored] = verdicts(scores[scored], settings.threshold, band)
     spans = [
-        0
+        []
         if row.sentences is None
-        else len(
-            span_records(
-                {"tokens": row.tokens, "sentences": list(row.sentences)},
-                str(row.output),
-                settings.token_threshold,
-                str(row.source),
-                localiser,
-            )
+        else span_records(
+            {"tokens": row.tokens, "sentences": list(row.sentences)},
+            str(row.output),
+            settings.token_threshold,
+            str(row.source),
+            localiser,
         )
         for row in rows.itertuples(index=False)
     ]
+    labels = rows["label"].astype(int).to_numpy()
+    counts = np.asarray([len(found) for found in spans], dtype=np.int64)
+    offered = (labels == 1) & (codes == INCONSISTENT_VERDICT) & (counts > 0)
+    rewritten = np.zeros(len(rows), dtype=bool)
+    if checker is not None and offered.any():
+        rewritten[offered] = corrections_change(rows[offered], [spans[i] for i in np.flatnonzero(offered)], checker)
     return pd.DataFrame(
-        {
-            "example_id": rows["example_id"].to_numpy(),
-            "label": rows["label"].astype(int).to_numpy(),
-            "verdict": codes,
-            "spans": np.asarray(spans, dtype=np.int64),
-        }
+        {"example_id": rows["example_id"].to_numpy(), "label": labels, "verdict": codes, "spans": counts, "rewritten": rewritten}
     )
 
 
+def corrections_change(rows: pd.DataFrame, spans: list[list[dict[str, Any]]], checker: Checker) -> list[bool]:
+    """Whether the checker's correction changes each of `rows`, outputs it finds inconsistent with `spans`
+    (Checker.corrections on the score table's sentence detail, as `factlab check` corrects the same output)."""
+    ids = [str(example_id) for example_id in rows["example_id"]]
+    found = [{"id": example_id, "consistent": False, "spans": marked} for example_id, marked in zip(ids, spans, strict=True)]
+    details = {example_id: {"sentences": list(detail)} for example_id, detail in zip(ids, rows["sentences"], strict=True)}
+    outputs = dict(zip(ids, rows["output"].astype(str), strict=True))
+    sources = dict(zip(ids, rows["source"].astype(str), strict=True))
+    corrected = checker.corrections(found, details, outputs, sources)
+    return [bool(corrected[example_id]["edits"]) for example_id in ids]
+
+
 def benchmark_decisions(
-    data: pd.DataFrame, scores: pd.DataFrame, settings: CheckerSettings, confidence: float, where: str
+    data: pd.DataFrame,
+    scores: pd.DataFrame,
+    settings: CheckerSettings,
+    confidence: float,
+    where: str,
+    checker: Checker | None = None,
 ) -> dict[str, Any] | None:
     """One benchmark's row of decisions.csv but its name; None where its evaluated rows hold no scored output."""
     from factlab.metaeval.decisions import decision_row
 
     rows, split = evaluated_rows(data)
-    decided = example_decisions(scored_rows(data, rows[list(DATA_COLUMNS)], scores, where), settings)
+    decided = example_decisions(scored_rows(data, rows[list(DATA_COLUMNS)], scores, where), settings, checker)
     if decided.empty:
         return None
     return {
         "split": split,
         "n_unscored": int((decided["verdict"] == NO_SCORE).sum()),
-        **decision_row(decided["label"], decided["verdict"], decided["spans"], confidence),
+        **decision_row(decided["label"], decided["verdict"], decided["spans"], decided["rewritten"], confidence),
     }
 
 
@@ -171,10 +193,12 @@ def checker_score_tables(scores: list[str], data: list[str]) -> Iterator[tuple[s
 def run_decisions(args: argparse.Namespace) -> None:
     import pandas as pd
 
+    from factlab.checker.api import Checker
     from factlab.checker.folder import CARD_FILE, CheckerSettings
     from factlab.metaeval.decisions import DECISION_COLUMNS
 
     settings = CheckerSettings.from_json(Path(args.checker) / CARD_FILE)
+    checker = Checker(model=args.checker)  # scores the corrections' candidate edits
     rows = []
     for benchmark, path, data_path in checker_score_tables(args.scores, args.data):
         if benchmark in args.validation:
@@ -184,7 +208,7 @@ def run_decisions(args: argparse.Namespace) -> None:
         missing = [column for column in DATA_COLUMNS if column not in data.columns]
         if missing:
             raise DataError(f"missing column(s) {missing}", file=data_path, field=missing[0])
-        row = benchmark_decisions(data, pd.read_parquet(path), settings, args.confidence, path)
+        row = benchmark_decisions(data, pd.read_parquet(path), settings, args.confidence, path, checker)
         if row is None:
             LOG.warning("%s: no scored output with a label in its evaluated rows: not measured", benchmark)
             continue
