@@ -169,14 +169,63 @@ class Checker:
             row["correction"] = corrections.get(row["id"])
         return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
 
+    def table_rows(
+        self, pairs: pd.DataFrame, scores: pd.DataFrame
+    ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, str], dict[str, str]]:
+        """What `factlab check` gives the scored outputs of `pairs` (example_id, source, output), read off the pipeline's
+        AlignScore table of them (`scores`: example_id, score, sentences, tokens) instead of scoring them again: per
+        output its row (id, consistent, spans), and by id its sentence detail, output and source; the inputs of
+        `corrections` and `rewrite_supports`."""
+        by_id = {str(row["example_id"]): row for row in scores.to_dict("records")}
+        outputs = dict(zip(pairs["example_id"].astype(str), pairs["output"].astype(str), strict=True))
+        sources = dict(zip(pairs["example_id"].astype(str), pairs["source"].astype(str), strict=True))
+        rows, details, localiser = [], {}, self.localiser
+        for example_id in outputs:
+            scored = by_id.get(example_id)
+            if scored is None or pd.isna(scored["score"]) or scored["sentences"] is None:
+                continue
+            details[example_id] = {"sentences": list(scored["sentences"])}
+            result = {"tokens": scored["tokens"], "sentences": details[example_id]["sentences"]}
+            spans = span_records(result, outputs[example_id], self.settings.token_threshold, sources[example_id], localiser)
+            rows.append({"id": example_id, "spans": spans, "consistent": as_consistent(self.verdict(float(scored["score"])))})
+        return rows, details, outputs, sources
+
     def corrections(
         self, rows: list[dict[str, Any]], by_id: dict[str, Any], outputs: dict[str, str], sources: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
         """id -> the suggested fix of each output found inconsistent with unsupported spans (`failing`;
-        factlab.checker.correct): the corrected text and its edits, the output unchanged and no edit where no candidate
-        helps (whatever the other rows offer); one engine call scores every candidate and every sentence it would
-        replace."""
-        from factlab.checker.correct import apply_edits, choose_edits, span_candidates
+        factlab.checker.correct): the corrected text and its edits that reach the folder's edit bar (CheckerSettings.
+        edit_bar), the output unchanged and no edit where none does (whatever the other rows offer)."""
+        from factlab.checker.correct import apply_edits
+
+        bar = self.settings.edit_bar
+        chosen = {key: edit for key, edit in self.scored_edits(rows, by_id, outputs, sources).items() if edit[1] >= bar}
+        result = {}
+        for position, row in enumerate(rows):
+            edits = [edit for (index, _), edit in chosen.items() if index == position]
+            if failing(row):
+                text, records = apply_edits(outputs[row["id"]], edits)
+                result[row["id"]] = {"text": text, "edits": records}
+        return result
+
+    def rewrite_supports(
+        self, rows: list[dict[str, Any]], by_id: dict[str, Any], outputs: dict[str, str], sources: dict[str, str]
+    ) -> dict[str, float]:
+        """id -> the highest support among the best edits of an output's spans that beat their sentence's own: the
+        output's correction rewrites it at any bar up to this (outputs no edit improves are absent)."""
+        found: dict[str, float] = {}
+        for (position, _), (_, support, _) in self.scored_edits(rows, by_id, outputs, sources).items():
+            example_id = rows[position]["id"]
+            found[example_id] = max(support, found.get(example_id, support))
+        return found
+
+    def scored_edits(
+        self, rows: list[dict[str, Any]], by_id: dict[str, Any], outputs: dict[str, str], sources: dict[str, str]
+    ) -> dict[tuple[int, int], Any]:
+        """(row position, span) -> (its best candidate edit, the edit's support, the sentence's own), for the spans
+        of outputs that get a correction whose best edit beats the sentence (factlab.checker.correct.best_edits); one
+        engine call scores every candidate and every sentence it would replace."""
+        from factlab.checker.correct import best_edits, span_candidates
         from factlab.models.engine import engine_settings, score_pairs
         from factlab.models.support_heads import with_support_head
 
@@ -190,22 +239,15 @@ class Checker:
                     continue
                 sentence = details[span["sentence"]]
                 candidates += span_candidates(position, index, span, outputs[row["id"]], sources[row["id"]], sentence)
-        chosen = {}
-        if candidates:
-            originals = sorted({(c.premise, c.original) for c in candidates})
-            pairs = originals + [(c.premise, c.sentence) for c in candidates]
-            reader = with_support_head(self.scorer, self.settings.support_head)
-            engine = engine_settings(self.settings, self.scorer.device, progress=False)
-            supports = score_pairs(reader, pairs, engine, description="corrections").scores
-            before = dict(zip(originals, supports[: len(originals)], strict=True))
-            chosen = choose_edits(candidates, supports[len(originals) :], before, self.threshold)
-        result = {}
-        for position, row in enumerate(rows):
-            edits = [edit for (index, _), edit in chosen.items() if index == position]
-            if failing(row):
-                text, records = apply_edits(outputs[row["id"]], edits)
-                result[row["id"]] = {"text": text, "edits": records}
-        return result
+        if not candidates:
+            return {}
+        originals = sorted({(c.premise, c.original) for c in candidates})
+        pairs = originals + [(c.premise, c.sentence) for c in candidates]
+        reader = with_support_head(self.scorer, self.settings.support_head)
+        engine = engine_settings(self.settings, self.scorer.device, progress=False)
+        supports = score_pairs(reader, pairs, engine, description="corrections").scores
+        before = dict(zip(originals, supports[: len(originals)], strict=True))
+        return best_edits(candidates, supports[len(originals) :], before)
 
 
 def as_consistent(verdict: str | None) -> bool | None:

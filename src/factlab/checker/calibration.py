@@ -136,3 +136,24 @@ def calibrate(
         n_consistent=counts[0],
         n_inconsistent=counts[1],
     )
+
+
+def kind_correction_bar(rewrite_supports: ArrayLike, consistent_outputs: int, floor: float, max_share: float) -> float:
+    """The lowest bar, at least `floor`, at which at most `max_share` of a kind's `consistent_outputs` (consistent
+    validation outputs) are rewritten; `rewrite_supports` holds, per output whose correction has an edit that beats its
+    sentence, the highest such edit's support (factlab.checker.api.Checker.rewrite_supports): the output is rewritten
+    at bar b iff that support >= b."""
+    values = np.sort(np.asarray(rewrite_supports, dtype=np.float64))[::-1]
+    if consistent_outputs < len(values):
+        raise ValueError(f"{len(values)} rewritable outputs among {consistent_outputs} consistent ones")
+    allowed = int(np.floor(max_share * consistent_outputs + 1e-9))
+    if (values >= floor).sum() <= allowed:
+        return float(floor)
+    return float(np.nextafter(values[allowed], np.inf))  # just above the (allowed + 1)-th highest: `allowed` remain
+
+
+def correction_bar(kinds: dict[str, tuple[ArrayLike, int]], floor: float, max_share: float) -> tuple[float, dict[str, float]]:
+    """The bar every kind of validation data meets (`kind_correction_bar` of each kind's (rewrite supports, consistent
+    outputs), their highest), and each kind's own: how far the right bar moves between kinds of text."""
+    each = {name: kind_correction_bar(values, n, floor, max_share) for name, (values, n) in kinds.items() if n}
+    return (max(each.values()) if each else float(floor)), each

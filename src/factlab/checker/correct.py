@@ -11,8 +11,10 @@ For each span (factlab.checker.api: the token head's phrases) the candidates are
 An edit replaces or removes whole words only (`on_word_boundaries`): "200million" never becomes "11million".
 
 Every candidate sentence is scored against the sentence's best chunk by the checker's own reading (one engine
-call for all of a batch's candidates); the best candidate is kept when its support reaches the decision
-threshold and beats the sentence's own, so an output the checker finds consistent is never changed. The
+call for all of a batch's candidates); the best candidate is kept when its support reaches the checker's bar (the
+decision threshold, or the higher correction bar chosen on validation so that few consistent outputs are rewritten:
+factlab.checker.calibration.correction_bar) and beats the sentence's own. An output the checker finds consistent is
+never changed. The
 corrected output applies the kept edits (one per span, non-overlapping, left to right) with their character
 offsets in the original output.
 """
@@ -111,22 +113,30 @@ def span_candidates(
     return candidates
 
 
-def choose_edits(
-    candidates: Sequence[Candidate], supports: Sequence[float], originals: dict[tuple[str, str], float], threshold: float
+def best_edits(
+    candidates: Sequence[Candidate], supports: Sequence[float], originals: dict[tuple[str, str], float]
 ) -> dict[tuple[int, int], tuple[Candidate, float, float]]:
-    """(row, span) -> (the best candidate, its support, the sentence's own), where it reaches `threshold` and beats the
-    sentence's own support."""
+    """(row, span) -> (the span's best candidate, its support, the sentence's own support), for every span whose best
+    candidate beats the sentence's own support: an edit that passes any bar up to its support."""
     best: dict[tuple[int, int], tuple[Candidate, float]] = {}
     for candidate, support in zip(candidates, supports, strict=True):
         key = (candidate.row, candidate.span)
         if key not in best or support > best[key][1]:
             best[key] = (candidate, float(support))
-    chosen = {}
+    found = {}
     for key, (candidate, support) in best.items():
         before = originals[(candidate.premise, candidate.original)]
-        if support >= threshold and support > before:
-            chosen[key] = (candidate, support, before)
-    return chosen
+        if support > before:
+            found[key] = (candidate, support, before)
+    return found
+
+
+def choose_edits(
+    candidates: Sequence[Candidate], supports: Sequence[float], originals: dict[tuple[str, str], float], bar: float
+) -> dict[tuple[int, int], tuple[Candidate, float, float]]:
+    """(row, span) -> (the best candidate, its support, the sentence's own), where it reaches `bar` and beats the
+    sentence's own support."""
+    return {key: edit for key, edit in best_edits(candidates, supports, originals).items() if edit[1] >= bar}
 
 
 def apply_edits(output: str, edits: Sequence[tuple[Candidate, float, float]]) -> tuple[str, list[dict[str, Any]]]:

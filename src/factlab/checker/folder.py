@@ -54,6 +54,10 @@ class CheckerSettings:
     token_localiser: dict[str, Any] | None = None
     # [low, high): a score in it gets the verdict `uncertain` (consistent: null); None: every score gets a verdict
     uncertain_band: list[float] | None = None
+    # The support an edit must give its sentence to be applied (at least the threshold): chosen on validation so that at
+    # most a stated share of each kind's consistent outputs is rewritten; None (cards without it): the threshold
+    correction_bar: float | None = None
+    correction_bar_source: str = "the decision threshold (no correction bar recorded with this model)"
     calibration: dict[str, Any] | None = None  # what `factlab calibrate` chose the decisions on (None: not calibrated)
     entailment_label: str = "entailment"
     validation: dict[str, Any] = field(default_factory=dict)
@@ -77,6 +81,12 @@ class CheckerSettings:
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def edit_bar(self) -> float:
+        """The support a correction's edit must give its sentence: the recorded correction bar, never below the
+        decision threshold (a calibrated folder may raise the threshold past it)."""
+        return self.threshold if self.correction_bar is None else max(self.threshold, self.correction_bar)
 
 
 def resolve_model(model: str | Path | None, *, option: str = "model=") -> tuple[str, CheckerSettings]:

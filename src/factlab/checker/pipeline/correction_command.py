@@ -82,24 +82,7 @@ def read_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
 def suggested_corrections(checker: Any, test: pd.DataFrame, scores: pd.DataFrame) -> tuple[dict[str, list], dict[str, dict]]:
     """Per scored test output, its spans (as `factlab check` reads the scores) and the checker's correction (none for
     an output it finds consistent or is uncertain of)."""
-    import pandas as pd
-
-    from factlab.checker.api import as_consistent
-    from factlab.checker.explain import span_records
-
-    by_id = {str(row["example_id"]): row for row in scores.to_dict("records")}
-    outputs = dict(zip(test["example_id"].astype(str), test["output"].astype(str), strict=True))
-    sources = dict(zip(test["example_id"].astype(str), test["source"].astype(str), strict=True))
-    rows, details, localiser = [], {}, checker.localiser
-    for example_id in outputs:
-        scored = by_id.get(example_id)
-        if scored is None or pd.isna(scored["score"]) or scored["sentences"] is None:
-            continue
-        details[example_id] = {"sentences": list(scored["sentences"])}
-        result = {"tokens": scored["tokens"], "sentences": details[example_id]["sentences"]}
-        spans = span_records(result, outputs[example_id], checker.settings.token_threshold, sources[example_id], localiser)
-        consistent = as_consistent(checker.verdict(float(scored["score"])))  # only an inconsistent output is corrected
-        rows.append({"id": example_id, "spans": spans, "consistent": consistent})
+    rows, details, outputs, sources = checker.table_rows(test, scores)
     corrections = checker.corrections(rows, details, outputs, sources)
     return {row["id"]: row["spans"] for row in rows}, corrections
 

@@ -3,7 +3,10 @@
 The folder (factlab.checker.folder) is what `factlab check` and `factlab.Checker` load by default, and what a
 team shares. Its decision threshold is the one that maximises balanced accuracy on the pooled validation
 benchmarks' AlignScore scores (metaeval's `val_tuned` rule, `metaeval.detection.validation_benchmarks`):
-validation data only, never a reported benchmark.
+validation data only, never a reported benchmark. Its correction bar (the support an edit's sentence must reach) is
+the lowest at which at most `--correction-max-share` of the consistent validation outputs of every
+`--correction-scores` benchmark (each a kind of text) are rewritten, read with the packaged model
+(factlab.checker.calibration.correction_bar).
 """
 
 from __future__ import annotations
@@ -66,6 +69,19 @@ def register(commands: Any) -> None:
         "--graph",
         default=None,
         help="results/models/aligner/model.onnx: the graph AlignScore's scores were read with (OpenVINO), copied in",
+    )
+    package.add_argument(
+        "--correction-scores",
+        nargs="*",
+        default=[],
+        help="results/score/<benchmark>/alignscore.parquet of benchmarks with a validation split: the correction bar's kinds",
+    )
+    package.add_argument("--correction-data", nargs="*", default=[], help="results/data/<benchmark>.parquet, same order")
+    package.add_argument(
+        "--correction-max-share",
+        type=float,
+        default=None,
+        help="the share of each kind's consistent validation outputs the correction may rewrite (no bar without)",
     )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
@@ -187,6 +203,60 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
         raise FactlabError(f"{args.choice} or --settings: {error}") from error
 
 
+VALIDATION_SPLITS = ("validation", "dev")  # a benchmark's own validation split, or its upstream dev split
+
+
+def with_correction_bar(settings: CheckerSettings, folder: Path, args: argparse.Namespace) -> CheckerSettings:
+    """`settings` with the correction bar chosen on the consistent validation outputs of each `--correction-scores`
+    benchmark, read by the checker in `folder` (its weights and the card of `settings`) as `factlab check` reads
+    them; unchanged without `--correction-max-share` or such outputs."""
+    import math
+
+    import pandas as pd
+
+    from factlab.checker.api import Checker
+    from factlab.checker.calibration import correction_bar
+
+    if len(args.correction_scores) != len(args.correction_data):
+        raise FactlabError(
+            f"--correction-scores gives {len(args.correction_scores)} files but --correction-data {len(args.correction_data)}"
+        )
+    if args.correction_max_share is None or not args.correction_scores:
+        return settings
+    checker = Checker(model=folder)
+    kinds, counts = {}, {}
+    for score_path, data_path in zip(args.correction_scores, args.correction_data, strict=True):
+        name = Path(data_path).stem
+        if Path(score_path).parent.name != name:
+            raise FactlabError(f"{score_path}: not the scores of {name} (same order as --correction-data)")
+        data = pd.read_parquet(data_path, columns=None)
+        if "split" not in data.columns:
+            continue
+        consistent = data[(data["label"] == 1) & data["split"].isin(VALIDATION_SPLITS)]
+        rows, details, outputs, sources = checker.table_rows(consistent, pd.read_parquet(score_path))
+        supports = checker.rewrite_supports(rows, details, outputs, sources)
+        kinds[name] = (list(supports.values()), len(rows))
+        counts[name] = {"consistent_outputs": len(rows), "rewritable": len(supports)}
+    bar, each = correction_bar(kinds, settings.threshold, args.correction_max_share)
+    bar = math.ceil(bar * 1e6) / 1e6  # rounded up: the recorded bar rewrites no more than the chosen one
+    measured = [name for name in each if counts[name]["consistent_outputs"]]
+    source = (
+        f"at most {args.correction_max_share:.0%} of the consistent validation outputs of each of {', '.join(measured)} rewritten"
+        if measured
+        else "the decision threshold: no consistent validation output to choose a bar on"
+    )
+    chosen_on = {
+        "max_share": args.correction_max_share,
+        "benchmarks": {name: {**counts[name], "bar": round(each[name], 6)} for name in each},
+    }
+    return replace(
+        settings,
+        correction_bar=bar,
+        correction_bar_source=source,
+        validation={**settings.validation, "correction": chosen_on},
+    )
+
+
 def toy_reason(mixture: dict[str, Any], metrics: dict[str, Any]) -> str | None:
     """Why the aligner makes a toy checker (None: it does not): trained on fewer than `MIN_TRAINING_PAIRS` pairs, as
     counted by the mixture report (else the training metrics). Without a count, it is not called a toy."""
@@ -204,14 +274,6 @@ def run_package(args: argparse.Namespace) -> None:
     metrics, mixture = _read_json(aligner / "metrics.json"), _read_json(Path(args.mixture_report))
     toy = toy_reason(mixture, metrics)
     settings = replace(checker_settings(args), toy=toy is not None, toy_reason=toy)
-    card = model_card(
-        settings,
-        json.loads((aligner / "aligner.json").read_text()),
-        metrics,
-        mixture,
-        _read_json(Path(args.leakage)),
-        graph=args.graph is not None,
-    )
     with atomic_folder(args.out_dir) as staging:
         for name in ALIGNER_FILES:
             source = aligner / name
@@ -221,6 +283,16 @@ def run_package(args: argparse.Namespace) -> None:
 
             shutil.copy2(args.graph, staging / ONNX_FILE)
         (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
+        settings = with_correction_bar(settings, staging, args)  # read with the folder's own model and card
+        (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
+        card = model_card(
+            settings,
+            json.loads((aligner / "aligner.json").read_text()),
+            metrics,
+            mixture,
+            _read_json(Path(args.leakage)),
+            graph=args.graph is not None,
+        )
         (staging / "README.md").write_text(card)
 
 
@@ -301,6 +373,8 @@ def model_card(
         "",
         f"The threshold: {settings.threshold_source}.",
         *uncertain_lines(settings),
+        f"A correction's edit is applied only where its sentence's support then reaches {settings.edit_bar:.4g}: "
+        f"{settings.correction_bar_source}.",
         "Chunk size, support head, aggregation and the chunks scored per output sentence (`top_chunks`, the best of a "
         "lexical pre-ranker; 0: every chunk) were chosen by AlignScore's tuning on validation benchmarks "
         f"({', '.join(settings.validation.get('tuning_benchmarks', [])) or 'none'}; macro-mean ROC AUC "

@@ -113,22 +113,18 @@ def example_decisions(rows: pd.DataFrame, settings: CheckerSettings, checker: Ch
     offered = (labels == 1) & (codes == INCONSISTENT_VERDICT) & (counts > 0)
     rewritten = np.zeros(len(rows), dtype=bool)
     if checker is not None and offered.any():
-        rewritten[offered] = corrections_change(rows[offered], [spans[i] for i in np.flatnonzero(offered)], checker)
+        rewritten[offered] = corrections_change(rows[offered], checker)
     return pd.DataFrame(
         {"example_id": rows["example_id"].to_numpy(), "label": labels, "verdict": codes, "spans": counts, "rewritten": rewritten}
     )
 
 
-def corrections_change(rows: pd.DataFrame, spans: list[list[dict[str, Any]]], checker: Checker) -> list[bool]:
-    """Whether the checker's correction changes each of `rows`, outputs it finds inconsistent with `spans`
-    (Checker.corrections on the score table's sentence detail, as `factlab check` corrects the same output)."""
-    ids = [str(example_id) for example_id in rows["example_id"]]
-    found = [{"id": example_id, "consistent": False, "spans": marked} for example_id, marked in zip(ids, spans, strict=True)]
-    details = {example_id: {"sentences": list(detail)} for example_id, detail in zip(ids, rows["sentences"], strict=True)}
-    outputs = dict(zip(ids, rows["output"].astype(str), strict=True))
-    sources = dict(zip(ids, rows["source"].astype(str), strict=True))
+def corrections_change(rows: pd.DataFrame, checker: Checker) -> list[bool]:
+    """Whether the checker's correction changes each of `rows` (`scored_rows`), as `factlab check` corrects the same
+    outputs (Checker.corrections on what Checker.table_rows reads off the score table)."""
+    found, details, outputs, sources = checker.table_rows(rows, rows)
     corrected = checker.corrections(found, details, outputs, sources)
-    return [bool(corrected[example_id]["edits"]) for example_id in ids]
+    return [bool((corrected.get(str(example_id)) or {}).get("edits")) for example_id in rows["example_id"]]
 
 
 def benchmark_decisions(
