@@ -94,7 +94,7 @@ def test_the_packaged_bar_rewrites_at_most_the_share_of_consistent_validation_ou
     found = {}
     for max_share in (1.0, 0.1, 0.0):
         args = argparse.Namespace(
-            correction_scores=[str(scores_path)], correction_data=[str(data_path)], correction_max_share=max_share
+            validation_scores=[str(scores_path)], validation_data=[str(data_path)], max_rewritten_share=max_share
         )
         chosen = with_correction_bar(flagging, folder, args)
         kind = chosen.validation["correction"]["benchmarks"]["frank"]

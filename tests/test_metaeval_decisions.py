@@ -173,7 +173,7 @@ def test_correction_offered_is_flagged_with_a_span(tmp_path: Path) -> None:
         assert table.set_index("benchmark").loc[name, "n_consistent_correction_offered"] == offered.sum()
 
 
-def test_a_benchmark_without_a_test_split_is_measured_on_all_its_rows_and_validation_ones_not_at_all(
+def test_a_benchmark_without_a_test_split_is_measured_on_all_its_rows_and_tuning_ones_on_their_test_split(
     tmp_path: Path,
 ) -> None:
     inputs = copy_inputs(tmp_path, {"uncertain_band": None})
@@ -188,6 +188,12 @@ def test_a_benchmark_without_a_test_split_is_measured_on_all_its_rows_and_valida
     assert (row["n_consistent"], row["n_inconsistent"]) == (12, 3)
     table, metrics = run(inputs, tmp_path, validation=("frank",))
     assert table["benchmark"].tolist() == ["true_begin"] and list(metrics["benchmarks"]) == ["true_begin"]
+    # a benchmark whose validation split tuned the decisions is still measured on its test split
+    shutil.copyfile(FIXTURES / "data" / "frank.parquet", tmp_path / "data" / "frank.parquet")
+    shutil.copyfile(FIXTURES / "score" / "frank" / "alignscore.parquet", tmp_path / "score/frank/alignscore.parquet")
+    table, _ = run(inputs, tmp_path, validation=("frank",))
+    row = table.set_index("benchmark").loc["frank"]
+    assert row["split"] == "test" and row["n"] == len(evaluated("frank"))
 
 
 def test_inputs_that_are_not_the_checkers_scores_are_refused(tmp_path: Path) -> None:

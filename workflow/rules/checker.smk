@@ -5,20 +5,7 @@
 #   results/checker/token_reading.json   the token head's reading tuned on validation tokens (token localiser, threshold)
 #   results/checker/check_latency.json   cold start and seconds per example of `factlab check`, against targets
 
-# The validation cuts AlignScore scores: the checker's threshold is tuned on them (as metaeval's val_tuned).
-CHECKER_VALIDATION = [
-    name
-    for name in param("metaeval.detection.validation_benchmarks")
-    if name in PLAN.scored_by("alignscore", PLAN.score_benchmarks)
-]
 CHECKER_DIR = "results/checker/model"
-# The kinds of text whose consistent validation outputs choose the correction bar: those AlignScore scores whole.
-REWRITE = param("check.rewrite")
-REWRITE_BENCHMARKS = [
-    name
-    for name in REWRITE["validation_benchmarks"]
-    if name in PLAN.score_benchmarks and PLAN.alignscore_scores_whole(name)
-]
 # The token head's reading, tuned on validation tokens (WiCE's dev split, else XSumFaith's validation documents) from
 # the aligner's own token scores: the localisation analysis's numbers for the aligner, so that the checker waits for
 # no other scorer (nor the QASem parser that QASemConsistency's scores wait for).
@@ -61,17 +48,13 @@ rule package_checker:
         aligner_config=ALIGNER_MODEL["config"],
         metrics=f"{ALIGNER_DIR}/metrics.json",
         choice=rules.tune_alignscore.output.choice,
+        # the kinds of text whose validation splits choose the threshold, the uncertain band and the correction bar
         scores=expand(
             "results/score/{benchmark}/alignscore.parquet",
-            benchmark=CHECKER_VALIDATION,
+            benchmark=PLAN.checker_validation,
         ),
-        data=expand("results/data/{benchmark}.parquet", benchmark=CHECKER_VALIDATION),
-        rewrite_scores=expand(
-            "results/score/{benchmark}/alignscore.parquet",
-            benchmark=REWRITE_BENCHMARKS,
-        ),
-        rewrite_data=expand(
-            "results/data/{benchmark}.parquet", benchmark=REWRITE_BENCHMARKS
+        data=expand(
+            "results/data/{benchmark}.parquet", benchmark=PLAN.checker_validation
         ),
         mixture=rules.build_training_mixture.output.report,
         leakage=rules.check_training_leakage.output,
@@ -106,15 +89,14 @@ rule package_checker:
             sort_keys=True,
         ),
         uncertain_precision=param("check.uncertain_precision"),
-        max_rewritten=REWRITE["max_share"],
+        max_rewritten=param("check.max_rewritten_share"),
         graph=lambda wildcards, input: f"--graph {input.graph}" if input.graph else "",
     shell:
         "factlab checker package --aligner {params.aligner} --choice {input.choice} "
         "--validation-scores {input.scores} --validation-data {input.data} --mixture-report {input.mixture} "
         "--leakage {input.leakage} --settings {params.settings:q} {params.token_reading} "
-        "--uncertain-precision {params.uncertain_precision} {params.graph} --correction-scores {input.rewrite_scores} "
-        "--correction-data {input.rewrite_data} --correction-max-share {params.max_rewritten} --out-dir {output} "
-        "> {log} 2>&1"
+        "--uncertain-precision {params.uncertain_precision} {params.graph} --max-rewritten-share {params.max_rewritten} "
+        "--out-dir {output} > {log} 2>&1"
 
 
 CHECK_LATENCY = param("check.latency")

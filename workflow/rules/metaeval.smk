@@ -371,7 +371,7 @@ rule evaluate_decisions:
         CONDA_ENV
     threads: PLAN.engine.threads  # the checker's model scores the corrections' candidate edits
     params:
-        validation=DETECTION_VALIDATION,
+        validation=PLAN.checker_validation,  # chose the checker's decisions on their validation splits
         confidence=PLAN.bootstrap.confidence,
     shell:
         "factlab metaeval decisions --checker {input.checker} --scores {input.scores} --data {input.data} "
@@ -400,7 +400,7 @@ rule evaluate_calibration_gain:
     conda:
         CONDA_ENV
     params:
-        validation=DETECTION_VALIDATION,
+        validation=PLAN.checker_validation,  # chose the checker's global threshold
         sample=param("metaeval.calibration_gain.sample"),
         draws=param("metaeval.calibration_gain.draws"),
         seed=PLAN.bootstrap.seed,

@@ -265,6 +265,12 @@ class Plan:
         return [name for name in self.read("metaeval.detection.validation_benchmarks") if name in scored]
 
     @property
+    def checker_validation(self) -> list[str]:
+        """The benchmarks whose validation (or dev) splits choose the checker folder's threshold, uncertain band and
+        correction bar: check.validation_benchmarks that AlignScore scores whole."""
+        return [name for name in self.read("check.validation_benchmarks") if self.alignscore_scores_whole(name)]
+
+    @property
     def triple_benchmarks(self) -> list[str]:
         """The benchmarks whose OpenIE triples a scoring job reads: only these are extracted."""
         return self.benchmarks_reading("triples")

@@ -1,12 +1,11 @@
 """`factlab checker package`: the trained aligner, its tuned reading and its model card as one checker folder.
 
 The folder (factlab.checker.folder) is what `factlab check` and `factlab.Checker` load by default, and what a
-team shares. Its decision threshold is the one that maximises balanced accuracy on the pooled validation
-benchmarks' AlignScore scores (metaeval's `val_tuned` rule, `metaeval.detection.validation_benchmarks`):
-validation data only, never a reported benchmark. Its correction bar (the support an edit's sentence must reach) is
-the lowest at which at most `--correction-max-share` of the consistent validation outputs of every
-`--correction-scores` benchmark (each a kind of text) are rewritten, read with the packaged model
-(factlab.checker.calibration.correction_bar).
+team shares. Its decision threshold is the one that maximises balanced accuracy on the pooled validation (or dev)
+splits of the `--validation-scores` benchmarks (metaeval's `val_tuned` rule; `check.validation_benchmarks`, kinds
+of text from news to QA): validation data only, never a reported split. Its correction bar (the support an edit's
+sentence must reach) is the lowest at which at most `--max-rewritten-share` of the consistent validation outputs of
+each of those benchmarks are rewritten, read with the packaged model (factlab.checker.calibration.correction_bar).
 """
 
 from __future__ import annotations
@@ -16,13 +15,16 @@ import json
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factlab.checker.folder import CARD_FILE, CheckerSettings
 from factlab.commands import json_object
 from factlab.errors import FactlabError
 from factlab.io import atomic_folder
 from factlab.metaeval.variants import LOCALISER_SUFFIX, TOKEN_SUFFIX
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Licences of the mirrored corpora the training mixture may draw on (their upstream terms: docs/data.md).
 LICENCES = {
@@ -71,20 +73,21 @@ def register(commands: Any) -> None:
         help="results/models/aligner/model.onnx: the graph AlignScore's scores were read with (OpenVINO), copied in",
     )
     package.add_argument(
-        "--correction-scores",
-        nargs="*",
-        default=[],
-        help="results/score/<benchmark>/alignscore.parquet of benchmarks with a validation split: the correction bar's kinds",
-    )
-    package.add_argument("--correction-data", nargs="*", default=[], help="results/data/<benchmark>.parquet, same order")
-    package.add_argument(
-        "--correction-max-share",
+        "--max-rewritten-share",
         type=float,
         default=None,
-        help="the share of each kind's consistent validation outputs the correction may rewrite (no bar without)",
+        help="the share of each benchmark's consistent validation outputs the correction may rewrite (no bar without)",
     )
     package.add_argument("--out-dir", required=True)
     package.set_defaults(func=run_package)
+
+
+VALIDATION_SPLITS = ("validation", "dev")  # a benchmark's own validation split, or its upstream dev split
+
+
+def validation_rows(data: pd.DataFrame) -> pd.DataFrame:
+    """A benchmark's validation (or dev) rows: all rows of a table without a split column."""
+    return data[data["split"].isin(VALIDATION_SPLITS)] if "split" in data.columns else data
 
 
 def validation_threshold(
@@ -104,7 +107,7 @@ def validation_threshold(
         name = Path(data_path).stem
         if Path(score_path).parent.name != name:
             raise FactlabError(f"{score_path}: not the scores of {name} (same order as --validation-data)")
-        labels = pd.read_parquet(data_path, columns=["example_id", "label"]).dropna(subset=["label"])
+        labels = validation_rows(pd.read_parquet(data_path)).dropna(subset=["label"])[["example_id", "label"]]
         frames[name] = pd.read_parquet(score_path, columns=["example_id", "score"]).merge(labels, on="example_id")
     threshold = validation_threshold(frames)
     pooled = pooled_validation(frames)
@@ -203,13 +206,10 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
         raise FactlabError(f"{args.choice} or --settings: {error}") from error
 
 
-VALIDATION_SPLITS = ("validation", "dev")  # a benchmark's own validation split, or its upstream dev split
-
-
 def with_correction_bar(settings: CheckerSettings, folder: Path, args: argparse.Namespace) -> CheckerSettings:
-    """`settings` with the correction bar chosen on the consistent validation outputs of each `--correction-scores`
+    """`settings` with the correction bar chosen on the consistent validation outputs of each `--validation-scores`
     benchmark, read by the checker in `folder` (its weights and the card of `settings`) as `factlab check` reads
-    them; unchanged without `--correction-max-share` or such outputs."""
+    them; unchanged without `--max-rewritten-share`."""
     import math
 
     import pandas as pd
@@ -217,36 +217,28 @@ def with_correction_bar(settings: CheckerSettings, folder: Path, args: argparse.
     from factlab.checker.api import Checker
     from factlab.checker.calibration import correction_bar
 
-    if len(args.correction_scores) != len(args.correction_data):
-        raise FactlabError(
-            f"--correction-scores gives {len(args.correction_scores)} files but --correction-data {len(args.correction_data)}"
-        )
-    if args.correction_max_share is None or not args.correction_scores:
+    if args.max_rewritten_share is None or not args.validation_scores:
         return settings
     checker = Checker(model=folder)
     kinds, counts = {}, {}
-    for score_path, data_path in zip(args.correction_scores, args.correction_data, strict=True):
+    for score_path, data_path in zip(args.validation_scores, args.validation_data, strict=True):
         name = Path(data_path).stem
-        if Path(score_path).parent.name != name:
-            raise FactlabError(f"{score_path}: not the scores of {name} (same order as --correction-data)")
-        data = pd.read_parquet(data_path, columns=None)
-        if "split" not in data.columns:
-            continue
-        consistent = data[(data["label"] == 1) & data["split"].isin(VALIDATION_SPLITS)]
+        data = validation_rows(pd.read_parquet(data_path))
+        consistent = data[data["label"] == 1]
         rows, details, outputs, sources = checker.table_rows(consistent, pd.read_parquet(score_path))
         supports = checker.rewrite_supports(rows, details, outputs, sources)
         kinds[name] = (list(supports.values()), len(rows))
         counts[name] = {"consistent_outputs": len(rows), "rewritable": len(supports)}
-    bar, each = correction_bar(kinds, settings.threshold, args.correction_max_share)
+    bar, each = correction_bar(kinds, settings.threshold, args.max_rewritten_share)
     bar = math.ceil(bar * 1e6) / 1e6  # rounded up: the recorded bar rewrites no more than the chosen one
     measured = [name for name in each if counts[name]["consistent_outputs"]]
     source = (
-        f"at most {args.correction_max_share:.0%} of the consistent validation outputs of each of {', '.join(measured)} rewritten"
+        f"at most {args.max_rewritten_share:.0%} of the consistent validation outputs of each of {', '.join(measured)} rewritten"
         if measured
         else "the decision threshold: no consistent validation output to choose a bar on"
     )
     chosen_on = {
-        "max_share": args.correction_max_share,
+        "max_share": args.max_rewritten_share,
         "benchmarks": {name: {**counts[name], "bar": round(each[name], 6)} for name in each},
     }
     return replace(

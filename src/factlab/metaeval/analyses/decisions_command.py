@@ -10,7 +10,8 @@ is rewritten takes the model: the checker folder's own correction (factlab.check
 table's sentence detail and spans) scores its candidate edits as `factlab check` scores them.
 
 Each benchmark is measured on its test split where it has one, else on all its labelled rows (`split`: test or
-all). The `--validation` benchmarks chose the threshold and band, so they are not measured. decisions.csv: one
+all). The `--validation` benchmarks chose the threshold, band and correction bar on their validation splits: such a
+benchmark is measured on its test split, and not at all without one. decisions.csv: one
 row per benchmark, the statistics of factlab.metaeval.decisions (consistent outputs flagged, inconsistent ones
 caught, coverage, consistent outputs given a span, offered a correction and rewritten, each with its Wilson
 interval) and
@@ -50,7 +51,9 @@ def register(commands: Any) -> None:
     parser.add_argument("--checker", required=True, help="the checker folder (results/checker/model: checker.json)")
     parser.add_argument("--scores", nargs="+", required=True, help="results/score/<benchmark>/alignscore.parquet")
     parser.add_argument("--data", nargs="+", required=True, help="results/data/<benchmark>.parquet of the same benchmarks")
-    parser.add_argument("--validation", nargs="*", default=[], help="benchmarks that tuned the decisions: not measured")
+    parser.add_argument(
+        "--validation", nargs="*", default=[], help="benchmarks whose validation splits tuned the decisions: test split only"
+    )
     parser.add_argument("--confidence", type=confidence_level, required=True, help="of the Wilson intervals, e.g. 0.95")
     parser.add_argument("--out", required=True, help="decisions.csv: one row per benchmark")
     parser.add_argument("--out-metrics", required=True, help="metrics.json (dvc metrics)")
@@ -197,13 +200,13 @@ def run_decisions(args: argparse.Namespace) -> None:
     checker = Checker(model=args.checker)  # scores the corrections' candidate edits
     rows = []
     for benchmark, path, data_path in checker_score_tables(args.scores, args.data):
-        if benchmark in args.validation:
-            LOG.info("%s: tuned the checker's decisions, not measured", benchmark)
-            continue
         data = pd.read_parquet(data_path)
         missing = [column for column in DATA_COLUMNS if column not in data.columns]
         if missing:
             raise DataError(f"missing column(s) {missing}", file=data_path, field=missing[0])
+        if benchmark in args.validation and evaluated_rows(data)[1] != EVALUATED_SPLIT:
+            LOG.info("%s: tuned the checker's decisions and has no test split, not measured", benchmark)
+            continue
         row = benchmark_decisions(data, pd.read_parquet(path), settings, args.confidence, path, checker)
         if row is None:
             LOG.warning("%s: no scored output with a label in its evaluated rows: not measured", benchmark)
