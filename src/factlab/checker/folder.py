@@ -24,7 +24,7 @@ from factlab.errors import FactlabError
 CARD_FILE = "checker.json"
 # What a user waits for a checker of their own on 2 CPU cores with native bf16, mostly the aligner's training and
 # AlignScore's tuning (paper/tables/pipeline_cost.md; README, "A checker without the whole run").
-CHECKER_BUILD_TIME = "about 1 h 10 min on 2 CPU cores"
+CHECKER_BUILD_TIME = "about 1 h 20 min on 2 CPU cores"
 FULL_RUN_TIME = "about 3 h"
 DEFAULT_CHECKER = Path("results/checker/model")
 FORMAT_VERSION = 1
