@@ -112,6 +112,9 @@ def test_default_analyses():
         "alignscore", "summac_zs", "scale", "qasem_consistency", "embedding_cosine", "rouge", "bertscore_precision",
     ]  # fmt: skip
     assert plan.qa_detection_benchmarks == ["qasem_consistency_qas"]
+    assert plan.checker_validation == [  # news, claims with evidence, QA: their validation or dev splits
+        "summac_factcc", "summac_summeval", "summac_xsumfaith", "frank", "wice_claims", "qasem_consistency",
+    ]  # fmt: skip
     for analysis in ("leaderboard", "decisions", "calibration_gain", "localisation", "qa_decomposition", "qa_detection",
                      "error_types", "correction", "explanation"):  # fmt: skip
         assert getattr(plan, f"{analysis}_runs"), analysis
@@ -182,6 +185,8 @@ def test_smoke_config():
     assert plan.localisation_benchmarks == ["xsumfaith"]
     assert plan.qa_detection_benchmarks == [] and plan.qa_detection_runs  # through the decomposition's gold QAs
     assert plan.triple_benchmarks == ["frank"]
+    # only the selected benchmarks AlignScore scores whole choose the checker's decisions
+    assert plan.checker_validation == ["summac_summeval", "frank", "qasem_consistency"]
 
 
 @pytest.mark.parametrize("config", ["config/smoke_custom.yaml", "config/smoke_variant.yaml"])

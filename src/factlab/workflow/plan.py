@@ -267,8 +267,9 @@ class Plan:
     @property
     def checker_validation(self) -> list[str]:
         """The benchmarks whose validation (or dev) splits choose the checker folder's threshold, uncertain band and
-        correction bar: check.validation_benchmarks that AlignScore scores whole."""
-        return [name for name in self.read("check.validation_benchmarks") if self.alignscore_scores_whole(name)]
+        correction bar: the selected check.validation_benchmarks that AlignScore scores (whole, or a sample of)."""
+        chosen = [name for name in self.read("check.validation_benchmarks") if name in self.score_benchmarks]
+        return [name for name in chosen if self.score_files([name], ["alignscore"])]
 
     @property
     def triple_benchmarks(self) -> list[str]:
