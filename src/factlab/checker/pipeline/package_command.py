@@ -231,10 +231,9 @@ def with_correction_bar(settings: CheckerSettings, folder: Path, args: argparse.
         counts[name] = {"consistent_outputs": len(rows), "rewritable": len(supports)}
     bar, each = correction_bar(kinds, settings.threshold, args.max_rewritten_share)
     bar = math.ceil(bar * 1e6) / 1e6  # rounded up: the recorded bar rewrites no more than the chosen one
-    measured = [name for name in each if counts[name]["consistent_outputs"]]
-    source = (
-        f"at most {args.max_rewritten_share:.0%} of the consistent validation outputs of each of {', '.join(measured)} rewritten"
-        if measured
+    source = (  # `each` holds the benchmarks with consistent validation outputs
+        f"at most {args.max_rewritten_share:.0%} of the consistent validation outputs of each of {', '.join(each)} rewritten"
+        if each
         else "the decision threshold: no consistent validation output to choose a bar on"
     )
     chosen_on = {
