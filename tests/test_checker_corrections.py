@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from factlab.checker.correct import deletion_keeps_grammar, on_word_boundaries, span_candidates
-from factlab.models.token_words import phrases_from_words
+from factlab.models.token_words import cut_at_breaks, phrases_from_words
 
 
 def test_a_phrase_never_runs_across_a_sentence_start() -> None:
@@ -19,6 +19,18 @@ def test_a_phrase_never_runs_across_a_sentence_start() -> None:
     assert phrases_from_words(text, words, 0.5) == [(13, 34, 0.9)]  # one phrase without breaks
     assert phrases_from_words(text, words, 0.5, [0, second]) == [(13, 19, 0.9), (20, 34, 0.9)]
     assert text[13:19] == "loan ." and text[20:34] == "The midfielder"
+
+
+def test_a_word_that_runs_across_a_sentence_end_is_cut_there() -> None:
+    # DialFact writes "me.But": one word with an inner dot, while the sentence splitter starts a sentence at "But"
+    text = "It is new to me.But I like it ."
+    second = text.index("But")
+    word = (text.index("me"), text.index(" I"), 0.9)
+    assert text[word[0] : word[1]] == "me.But"
+    words = cut_at_breaks([(0, 2, 0.1), word], [0, second])
+    assert words == [(0, 2, 0.1), (13, 16, 0.9), (16, 19, 0.9)]
+    assert [text[start:end] for start, end, _ in phrases_from_words(text, words, 0.5, [0, second])] == ["me.", "But"]
+    assert cut_at_breaks([word], [0]) == [word]  # no break inside: unchanged
 
 
 @pytest.mark.parametrize(

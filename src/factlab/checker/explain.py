@@ -82,12 +82,13 @@ def span_records(
     from that sentence's best evidence sentence, and the sentence's most likely error type (null without a type
     head)."""
     from factlab.models.token_localiser import scored_words
-    from factlab.models.token_words import phrases_from_words
+    from factlab.models.token_words import cut_at_breaks, phrases_from_words
 
     sentences = [(int(item["start"]), int(item["end"])) for item in result["sentences"]]
     records = []
-    words = scored_words(result.get("tokens"), output, source, localiser)
-    for start, end, probability in phrases_from_words(output, words, threshold, sorted(start for start, _ in sentences)):
+    breaks = sorted(start for start, _ in sentences)
+    words = cut_at_breaks(scored_words(result.get("tokens"), output, source, localiser), breaks)
+    for start, end, probability in phrases_from_words(output, words, threshold, breaks):
         sentence = next((index for index, (s, e) in enumerate(sentences) if s <= start < e), None)
         detail = result["sentences"][sentence] if sentence is not None else {}
         found = detail.get("evidence")

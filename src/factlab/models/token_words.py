@@ -8,7 +8,7 @@ phrase with its largest probability.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +34,19 @@ def word_unsupported(text: str, offsets: np.ndarray, unsupported: np.ndarray) ->
         if inside.any():
             words.append((match.start(), match.end(), float(unsupported[inside].max())))
     return words
+
+
+def cut_at_breaks(words: Sequence[tuple[int, int, float]], breaks: Sequence[int]) -> list[tuple[int, int, float]]:
+    """`words` with each word that a sentence starts inside (sorted `breaks`) cut there, each part keeping the word's
+    probability: a word with inner dots can run across a sentence end ("me.But"), and a phrase must lie in one
+    sentence."""
+    cut = []
+    for start, end, probability in words:
+        for inner in breaks[bisect_right(breaks, start) : bisect_left(breaks, end)]:
+            cut.append((start, inner, probability))
+            start = inner
+        cut.append((start, end, probability))
+    return cut
 
 
 def phrases_from_words(
