@@ -206,7 +206,7 @@ def test_without_a_model_the_error_says_how_to_get_one(tmp_path: Path) -> None:
 
 def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path) -> None:
     """The packaged threshold against scikit-learn's ROC curve: the best (TPR + TNR) / 2 over its thresholds."""
-    from factlab.checker.pipeline.package_command import validation_threshold
+    from factlab.checker.pipeline.package_command import pooled_threshold, read_validation
 
     rng = np.random.default_rng(7)
     paths = {"scores": [], "data": []}
@@ -221,7 +221,8 @@ def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path
         paths["scores"].append(str(tmp_path / name / "alignscore.parquet"))
         paths["data"].append(str(tmp_path / f"{name}.parquet"))
         frames.append((labels, scores))
-    threshold, chosen_on = validation_threshold(paths["scores"], paths["data"])
+    tables = read_validation(paths["scores"], paths["data"])
+    threshold, chosen_on = pooled_threshold(tables)
     labels = np.concatenate([f[0] for f in frames])
     scores = np.concatenate([f[1] for f in frames])
     fpr, tpr, cuts = roc_curve(labels, scores)
@@ -232,7 +233,7 @@ def test_package_threshold_maximises_validation_balanced_accuracy(tmp_path: Path
     assert chosen_on["pairs"] == 80 and chosen_on["balanced_accuracy"] == pytest.approx(best, abs=1e-4)
     assert "uncertain_band" not in chosen_on
     # with a precision target, the band on the pooled pairs: each verdict outside it reaches the target there
-    _, banded = validation_threshold(paths["scores"], paths["data"], uncertain_precision=0.75)
+    _, banded = pooled_threshold(tables, uncertain_precision=0.75)
     low, high = banded["uncertain_band"]
     assert low <= threshold <= high
     if high <= 1:  # the lowest such cut at or above the threshold: every lower one misses the target

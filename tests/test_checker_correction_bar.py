@@ -5,7 +5,6 @@ of the same real pairs (FRANK's validation rows, tests/fixtures/decisions) with 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from dataclasses import replace
@@ -19,7 +18,7 @@ from tiny_aligner import save_tiny_checker
 import factlab
 from factlab.checker.calibration import correction_bar, kind_correction_bar
 from factlab.checker.folder import CARD_FILE, CheckerSettings
-from factlab.checker.pipeline.package_command import with_correction_bar
+from factlab.checker.pipeline.package_command import read_validation, with_correction_bar
 from factlab.models.loading import load_pair_scorer
 from factlab.preprocess.benchmark import select_examples, sentence_units
 from factlab.score.alignscore import AlignScoreSettings, score_benchmark
@@ -91,12 +90,10 @@ def test_the_packaged_bar_rewrites_at_most_the_share_of_consistent_validation_ou
     consistent = data[(data["label"] == 1) & (data["split"] == "validation")]
     assert len(consistent) == 12
 
+    tables = read_validation([str(scores_path)], [str(data_path)])
     found = {}
     for max_share in (1.0, 0.1, 0.0):
-        args = argparse.Namespace(
-            validation_scores=[str(scores_path)], validation_data=[str(data_path)], max_rewritten_share=max_share
-        )
-        chosen = with_correction_bar(flagging, folder, args)
+        chosen = with_correction_bar(flagging, folder, tables, max_share)
         kind = chosen.validation["correction"]["benchmarks"]["frank"]
         assert kind["consistent_outputs"] == 12 and chosen.correction_bar >= flagging.threshold
         written = tmp_path / f"share_{max_share}"

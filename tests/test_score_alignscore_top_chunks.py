@@ -281,11 +281,9 @@ def test_the_choices_readers_honour_top_chunks_and_older_ones_read_every_chunk(t
         choice=str(choice),
         settings={},
         localisation_report=None,
-        validation_scores=[],
-        validation_data=[],
         uncertain_precision=None,
     )
-    card = checker_settings(arguments)
+    card = checker_settings(arguments, {})
     assert (card.top_chunks, card.words_per_chunk, card.support_head) == (2, 120, "binary")
     assert card.validation["tuning_mean_roc_auc"] == 0.746 and card.validation["tuning_exhaustive_mean_roc_auc"] == 0.75
     # a real card written before the pre-ranker loads as every chunk

@@ -90,25 +90,34 @@ def validation_rows(data: pd.DataFrame) -> pd.DataFrame:
     return data[data["split"].isin(VALIDATION_SPLITS)] if "split" in data.columns else data
 
 
-def validation_threshold(
-    scores: list[str], data: list[str], uncertain_precision: float | None = None
-) -> tuple[float | None, dict[str, Any]]:
-    """The balanced-accuracy threshold on the pooled validation benchmarks, and what it was chosen on; with
-    `uncertain_precision`, also the uncertain band there (factlab.checker.calibration) and its coverage."""
+def read_validation(scores: list[str], data: list[str]) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """Each `--validation-data` benchmark's validation (or dev) rows and its `--validation-scores` AlignScore table,
+    by name, each file read once: the threshold, the uncertain band and the correction bar are all chosen on them."""
     import pandas as pd
-
-    from factlab.checker.calibration import uncertain_band, verdicts
-    from factlab.metaeval.detection import balanced_accuracy, pooled_validation, validation_threshold
 
     if len(scores) != len(data):
         raise FactlabError(f"--validation-scores gives {len(scores)} files but --validation-data {len(data)}")
-    frames = {}
+    tables = {}
     for score_path, data_path in zip(scores, data, strict=True):
         name = Path(data_path).stem
         if Path(score_path).parent.name != name:
             raise FactlabError(f"{score_path}: not the scores of {name} (same order as --validation-data)")
-        labels = validation_rows(pd.read_parquet(data_path)).dropna(subset=["label"])[["example_id", "label"]]
-        frames[name] = pd.read_parquet(score_path, columns=["example_id", "score"]).merge(labels, on="example_id")
+        tables[name] = (validation_rows(pd.read_parquet(data_path)), pd.read_parquet(score_path))
+    return tables
+
+
+def pooled_threshold(
+    tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]], uncertain_precision: float | None = None
+) -> tuple[float | None, dict[str, Any]]:
+    """The balanced-accuracy threshold on the pooled validation benchmarks (`read_validation`), and what it was chosen
+    on; with `uncertain_precision`, also the uncertain band there (factlab.checker.calibration) and its coverage."""
+    from factlab.checker.calibration import uncertain_band, verdicts
+    from factlab.metaeval.detection import balanced_accuracy, pooled_validation, validation_threshold
+
+    frames = {
+        name: scores[["example_id", "score"]].merge(data.dropna(subset=["label"])[["example_id", "label"]], on="example_id")
+        for name, (data, scores) in tables.items()
+    }
     threshold = validation_threshold(frames)
     pooled = pooled_validation(frames)
     if threshold is None or pooled is None:
@@ -171,12 +180,14 @@ def token_reading(report_path: str | None) -> TokenReading:
     return default
 
 
-def checker_settings(args: argparse.Namespace) -> CheckerSettings:
+def checker_settings(args: argparse.Namespace, tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> CheckerSettings:
+    """The folder's card from the tuning's choice, the token reading and the pooled validation `tables`
+    (`read_validation`), before its correction bar."""
     from factlab.score.tuning import read_choice
 
     choice = read_choice(args.choice, args.settings.get("chunk_policy", CheckerSettings.chunk_policy))
     tokens = token_reading(args.localisation_report)
-    threshold, chosen_on = validation_threshold(args.validation_scores, args.validation_data, args.uncertain_precision)
+    threshold, chosen_on = pooled_threshold(tables, args.uncertain_precision)
     source = (
         f"maximises balanced accuracy on {chosen_on['pairs']} validation pairs of {', '.join(chosen_on['benchmarks'])}"
         if threshold is not None
@@ -206,38 +217,39 @@ def checker_settings(args: argparse.Namespace) -> CheckerSettings:
         raise FactlabError(f"{args.choice} or --settings: {error}") from error
 
 
-def with_correction_bar(settings: CheckerSettings, folder: Path, args: argparse.Namespace) -> CheckerSettings:
-    """`settings` with the correction bar chosen on the consistent validation outputs of each `--validation-scores`
-    benchmark, read by the checker in `folder` (its weights and the card of `settings`) as `factlab check` reads
-    them; unchanged without `--max-rewritten-share`."""
+def with_correction_bar(
+    settings: CheckerSettings,
+    folder: Path,
+    tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+    max_rewritten_share: float | None,
+) -> CheckerSettings:
+    """`settings` with the correction bar chosen on the consistent validation outputs of each benchmark of `tables`
+    (`read_validation`), read by the checker in `folder` (its weights and the card of `settings`) as `factlab check`
+    reads them; unchanged without `max_rewritten_share`."""
     import math
-
-    import pandas as pd
 
     from factlab.checker.api import Checker
     from factlab.checker.calibration import correction_bar
 
-    if args.max_rewritten_share is None or not args.validation_scores:
+    if max_rewritten_share is None or not tables:
         return settings
     checker = Checker(model=folder)
     kinds, counts = {}, {}
-    for score_path, data_path in zip(args.validation_scores, args.validation_data, strict=True):
-        name = Path(data_path).stem
-        data = validation_rows(pd.read_parquet(data_path))
+    for name, (data, scores) in tables.items():
         consistent = data[data["label"] == 1]
-        rows, details, outputs, sources = checker.table_rows(consistent, pd.read_parquet(score_path))
+        rows, details, outputs, sources = checker.table_rows(consistent, scores)
         supports = checker.rewrite_supports(rows, details, outputs, sources)
         kinds[name] = (list(supports.values()), len(rows))
         counts[name] = {"consistent_outputs": len(rows), "rewritable": len(supports)}
-    bar, each = correction_bar(kinds, settings.threshold, args.max_rewritten_share)
+    bar, each = correction_bar(kinds, settings.threshold, max_rewritten_share)
     bar = math.ceil(bar * 1e6) / 1e6  # rounded up: the recorded bar rewrites no more than the chosen one
     source = (  # `each` holds the benchmarks with consistent validation outputs
-        f"at most {args.max_rewritten_share:.0%} of the consistent validation outputs of each of {', '.join(each)} rewritten"
+        f"at most {max_rewritten_share:.0%} of the consistent validation outputs of each of {', '.join(each)} rewritten"
         if each
         else "the decision threshold: no consistent validation output to choose a bar on"
     )
     chosen_on = {
-        "max_share": args.max_rewritten_share,
+        "max_share": max_rewritten_share,
         "benchmarks": {name: {**counts[name], "bar": round(each[name], 6)} for name in each},
     }
     return replace(
@@ -264,7 +276,8 @@ def run_package(args: argparse.Namespace) -> None:
         raise FactlabError(f"{aligner} is not a trained aligner: it lacks {missing}")
     metrics, mixture = _read_json(aligner / "metrics.json"), _read_json(Path(args.mixture_report))
     toy = toy_reason(mixture, metrics)
-    settings = replace(checker_settings(args), toy=toy is not None, toy_reason=toy)
+    tables = read_validation(args.validation_scores, args.validation_data)
+    settings = replace(checker_settings(args, tables), toy=toy is not None, toy_reason=toy)
     with atomic_folder(args.out_dir) as staging:
         for name in ALIGNER_FILES:
             source = aligner / name
@@ -273,8 +286,9 @@ def run_package(args: argparse.Namespace) -> None:
             from factlab.models.openvino_aligner import ONNX_FILE
 
             shutil.copy2(args.graph, staging / ONNX_FILE)
+        # the card without its bar first: the bar is read by a Checker loading this folder, its model and card
         (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
-        settings = with_correction_bar(settings, staging, args)  # read with the folder's own model and card
+        settings = with_correction_bar(settings, staging, tables, args.max_rewritten_share)
         (staging / CARD_FILE).write_text(json.dumps(settings.as_json(), indent=2, sort_keys=True) + "\n")
         card = model_card(
             settings,
