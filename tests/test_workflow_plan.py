@@ -228,6 +228,24 @@ def test_each_question_reads_its_keys_through_the_reader():
     assert keys == ["score.device"]
 
 
+def test_an_answer_is_worked_out_once_and_reads_its_keys_again_each_time_it_is_asked():
+    """The workflow's reader records the keys each rule file reads (dvc.yaml's params): a remembered answer must read
+    again, through the reader, every key it was worked out from; and a caller changing its list changes no other's."""
+    config: dict = yaml.safe_load((ROOT / "params.yaml").read_text())
+    read = config_reader(config)
+    keys: list[str] = []
+    plan = Plan(lambda key: keys.append(key) or read(key), all_specs({}))
+    first = plan.score_files(plan.score_benchmarks, ["alignscore"])
+    worked_out = set(keys)
+    assert {"score.benchmarks", "score.scorer_benchmarks", "score.sampled_benchmarks"} <= worked_out
+    keys.clear()
+    first.append("changed by this caller")
+    again = plan.score_files(plan.score_benchmarks, ["alignscore"])
+    assert set(keys) == worked_out  # every key again, none added
+    assert "changed by this caller" not in again and again == first[:-1]
+    assert again == [f"results/score/{name}/alignscore.parquet" for name in plan.scored_by("alignscore", plan.score_benchmarks)]
+
+
 def test_bootstrap_settings():
     bootstrap = plan_of().bootstrap
     assert (bootstrap.resamples, bootstrap.confidence, bootstrap.seed) == (1000, 0.95, 2022)
