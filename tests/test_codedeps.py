@@ -4,7 +4,9 @@ factlab module the command really imports, and an edit to one analysis reaches o
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -223,3 +225,43 @@ def test_lazy_packages_are_imported_only_in_forms_the_closure_follows() -> None:
                 if names & lazy or (node.module in lazy and "*" in {alias.name for alias in node.names}):
                     offending.append(f"{path}: from {node.module} import ...")
     assert not offending
+
+
+def test_a_digest_file_moves_only_when_its_text_does(tmp_path: Path) -> None:
+    path = tmp_path / "code" / "score.alignscore.sha256"
+    codedeps.write_if_changed(path, "abc\n")
+    first = path.stat().st_mtime_ns
+    codedeps.write_if_changed(path, "abc\n")  # the same text: not written
+    assert path.stat().st_mtime_ns == first and path.read_text() == "abc\n"
+    os.utime(path, ns=(first - 10**9, first - 10**9))
+    codedeps.write_if_changed(path, "abd\n")
+    assert path.read_text() == "abd\n" and path.stat().st_mtime_ns > first - 10**9
+    assert [item.name for item in path.parent.iterdir()] == [path.name]  # no temporary left
+
+
+def test_a_closure_digest_follows_its_files_contents(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    digest = codedeps.closure_digest(["b.py", "a.py"], tmp_path)
+    lines = digest.splitlines()
+    a_sha, b_sha = (hashlib.sha256(text).hexdigest() for text in (b"x = 1\n", b"y = 2\n"))
+    listing = f"a.py\t{a_sha}\nb.py\t{b_sha}\n"
+    assert lines[0] == hashlib.sha256(listing.encode()).hexdigest()  # worked by hand: paths and contents, sorted
+    assert lines[1:] == ["a.py", "b.py"]
+    codedeps.file_sha256.cache_clear()
+    (tmp_path / "b.py").write_text("y = 3\n")
+    assert codedeps.closure_digest(["a.py", "b.py"], tmp_path).splitlines()[0] != lines[0]
+    codedeps.file_sha256.cache_clear()
+
+
+def test_a_rule_code_input_is_its_closure_digest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    codedeps.command_digest.cache_clear()
+    path = codedeps.command_digest("metaeval", "frank-williams")
+    assert path == "results/code/metaeval.frank-williams.sha256"
+    text = Path(path).read_text().splitlines()
+    assert text[1:] == command_code("metaeval", "frank-williams") and FRANK in text
+    assert codedeps.closure_of_digest(path) == command_code("metaeval", "frank-williams")
+    assert codedeps.closure_of_digest("results/code/download.sha256") == command_code("download")
+    assert codedeps.closure_of_digest("results/data/frank.parquet") is None
+    codedeps.command_digest.cache_clear()

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from factlab.workflow.codedeps import closure_of_digest
+
 ROOT = Path(__file__).resolve().parents[1]
 FRANK = "src/factlab/metaeval/analyses/published/frank_command.py"
 
@@ -26,7 +28,8 @@ def jobs() -> list[tuple[str, set[str], set[str]]]:
         if line.startswith(("rule ", "localrule ")):
             found.append((line.split()[1].rstrip(":"), set(), set()))
         elif found and line.startswith("    input: "):
-            found[-1][1].update(line.removeprefix("    input: ").split(", "))
+            for path in line.removeprefix("    input: ").split(", "):  # a code digest stands for its sources
+                found[-1][1].update(closure_of_digest(path) or [path])
         elif found and line.startswith("    output: "):
             found[-1][2].update(line.removeprefix("    output: ").split(", "))
     return found

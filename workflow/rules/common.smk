@@ -7,7 +7,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from factlab.workflow.codedeps import command_code
+from factlab.workflow.codedeps import command_digest
 from factlab.workflow.config_keys import declaring_file, schema_key_problems
 from factlab.data.adapters.custom import check_custom_benchmarks
 from factlab.data.registry import all_specs
@@ -153,9 +153,10 @@ def get_download_dirs(wildcards):
 
 
 def code(stage, command=None):
-    """The source files `factlab <stage> <command>` executes (its import closure): a rule's code input,
-    so that editing a module reruns exactly the rules that run it."""
-    return command_code(stage, command)
+    """The code input of a rule running `factlab <stage> <command>`: the digest file of the source files it executes
+    (its import closure; factlab.workflow.codedeps), rewritten only when their content changes, so that an edit
+    reruns exactly the rules that run the edited code."""
+    return command_digest(stage, command)
 
 
 def get_local_files(wildcards):

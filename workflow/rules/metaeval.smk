@@ -10,7 +10,7 @@
 #   leaderboard/           every scorer (built-in or a user's) against each benchmark's best built-in scorer
 #   decisions/             the checker's verdicts, spans and corrections on the labelled benchmarks it was not tuned on
 #   calibration_gain/      the checker's global threshold against one calibrated on 100 of a benchmark's validation examples
-# Each rule's code input is the import closure of the command it runs (common.smk: code()).
+# Each rule's code input is the digest of the import closure of the command it runs (common.smk: code()).
 
 METAEVAL_DIR = "results/metaeval"
 FRANK_INPUTS = {

@@ -3,8 +3,13 @@
 The import closure is found statically (ast): every `factlab` module a module imports, at any depth
 inside it (function-level imports run too), plus the packages' `__init__.py` files that importing
 runs. Stage CLIs dispatch lazily (factlab.commands: `importlib`, invisible here), so a command's
-own module is named explicitly instead of every command module of its stage. With these as rule
-inputs, editing a module reruns exactly the rules whose commands execute it.
+own module is named explicitly instead of every command module of its stage.
+
+A rule's code input is one file per command, `results/code/<stage>.<command>.sha256`: the sha256 of its closure's
+paths and contents, written whenever the workflow is read and rewritten only when that changes. Editing a module
+reruns exactly the rules whose commands execute it (and undoing the edit, or a checkout that leaves the text as it
+was, reruns nothing); Snakemake checks one input per job instead of the closure's dozens of files, most of a dry
+run's time. `closure_of_digest` maps the file back to the sources, which dvc.yaml lists as the stage's deps.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ CONSTANT_NAMES = (DISCOVERY_NAME, LAZY_EXPORTS_NAME, PACKAGE_DATA_NAME, "COMMAND
 CACHE_VERSION = 3
 # Past this many entries a save keeps only the files this process read (edits leave old texts behind).
 CACHE_MAX_ENTRIES = 2000
+# Where the rules' code digests are written, relative to the workflow's working directory.
+DIGEST_DIR = Path("results/code")
+DIGEST_SUFFIX = ".sha256"
 
 
 def cache_path() -> Path:
@@ -217,3 +225,57 @@ def command_code(stage: str, command: str | None = None) -> list[str]:
 @cache  # input functions ask for one command's closure once per job (69 baseline jobs)
 def cached_command_code(stage: str, command: str | None) -> tuple[str, ...]:
     return tuple(module_closure(command_modules(stage, command)))
+
+
+@cache  # closures share most files: each is read once per process
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def closure_digest(files: Iterable[str], root: Path) -> str:
+    """The text of a closure's digest file: the sha256 of its files' paths and contents (`files` relative to `root`),
+    then the files, one per line, so that a reader sees what it covers."""
+    files = sorted(files)
+    listing = "".join(f"{name}\t{file_sha256(root / name)}\n" for name in files)
+    return hashlib.sha256(listing.encode()).hexdigest() + "\n" + "".join(f"{name}\n" for name in files)
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """`path` holding `text`, replaced (atomically: concurrent workflow reads share it) only if it holds anything
+    else, so that its mtime moves only when the text does."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def digest_name(stage: str, command: str | None) -> str:
+    return f"{stage}.{command}{DIGEST_SUFFIX}" if command else f"{stage}{DIGEST_SUFFIX}"
+
+
+@cache  # one write check per command and process
+def command_digest(stage: str, command: str | None = None) -> str:
+    """The code input of a rule running `factlab <stage> <command>`: its closure's digest file (relative to the
+    working directory), written now where it is missing or out of date."""
+    path = DIGEST_DIR / digest_name(stage, command)
+    write_if_changed(path, closure_digest(cached_command_code(stage, command), PACKAGE_DIR.parent.parent))
+    return str(path)
+
+
+def closure_of_digest(path: str) -> list[str] | None:
+    """The source files a code digest file (`command_digest`) covers; None for any other path."""
+    name = Path(path).name
+    if Path(path).parent != DIGEST_DIR or not name.endswith(DIGEST_SUFFIX):
+        return None
+    stage, _, command = name.removesuffix(DIGEST_SUFFIX).partition(".")
+    return command_code(stage, command or None)

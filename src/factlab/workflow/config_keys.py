@@ -75,8 +75,10 @@ def key_problems(config: Any, schema: Mapping[str, Any], where: str = "") -> lis
 
 
 def schema_key_problems(config: Any, schema_path: str | Path) -> list[str]:
-    """`key_problems` of `config` against the YAML schema at `schema_path`."""
-    return key_problems(config, yaml.safe_load(Path(schema_path).read_text()))
+    """`key_problems` of `config` against the YAML schema at `schema_path` (read with libyaml where PyYAML has it:
+    every workflow read parses the schema)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return key_problems(config, yaml.load(Path(schema_path).read_text(), Loader=loader))  # noqa: S506 (a safe loader)
 
 
 def declaring_file(files: Sequence[str | Path], keys: Sequence[str]) -> str | None:

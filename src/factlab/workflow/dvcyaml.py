@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from factlab.workflow.codedeps import closure_of_digest
+
 ROOT_FILES = ("Snakefile",)
 COMMON_RULE_FILE = "common.smk"
 HEADER = (
@@ -102,7 +104,10 @@ def build_stages(workflow: Any) -> dict[str, Any]:
         deps[stage], upstream[stage] = {str(rule_files[stage].relative_to(workflow.basedir))}, set()
         for path in (str(path) for job in jobs for path in job.input):
             producer = owner.get(path)
-            if producer is None:
+            covered = closure_of_digest(path)
+            if covered is not None:  # a code digest: DVC hashes the sources themselves
+                deps[stage].update(covered)
+            elif producer is None:
                 deps[stage].add(path)
             elif producer != stage:
                 deps[stage].add(output_root(path))
