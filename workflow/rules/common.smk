@@ -153,9 +153,9 @@ def get_download_dirs(wildcards):
 
 
 def code(stage, command=None):
-    """The code input of a rule running `factlab <stage> <command>`: the digest file of the source files it executes
-    (its import closure; factlab.workflow.codedeps), rewritten only when their content changes, so that an edit
-    reruns exactly the rules that run the edited code."""
+    """The code input of the rules that run `factlab <stage> <command>`: the digest file of the source files it
+    executes (its import closure; factlab.workflow.codedeps), rewritten only when their content changes, so that an
+    edit reruns exactly the rules that run the edited code."""
     return command_digest(stage, command)
 
 
