@@ -16,7 +16,7 @@ from sklearn.metrics import balanced_accuracy_score
 from tiny_aligner import save_tiny_checker
 
 from factlab.checker.calibration import calibrate, uncertain_band, verdicts
-from factlab.checker.folder import CARD_FILE, CheckerSettings
+from factlab.checker.folder import CARD_FILE, CARD_TABLE_HEADING, CheckerSettings, card_table_rows
 from factlab.data.adapters.true import adapt_true
 from factlab.download.manifest import RawFiles
 
@@ -75,7 +75,12 @@ def run(*arguments: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_calibrate_writes_a_folder_that_check_applies(labelled: Path, tmp_path: Path) -> None:
-    checker = save_tiny_checker(tmp_path / "checker", CheckerSettings(words_per_chunk=120, threshold=0.5, precision="fp32"))
+    settings = CheckerSettings(words_per_chunk=120, threshold=0.5, precision="fp32")
+    checker = save_tiny_checker(tmp_path / "checker", settings)
+    # its card as packaging writes one, and another section's table with a row of the same name
+    table = "\n".join(["| setting | value |", "|---|---|", *card_table_rows(settings)])
+    other = "## Other\n\n| threshold | 0.5 |\n"
+    (checker / "README.md").write_text(f"# factlab checker\n\n{CARD_TABLE_HEADING}\n\n{table}\n\n{other}")
     calibrated = tmp_path / "calibrated"
     done = run("calibrate", labelled, "-o", calibrated, "--model", checker, "--label-column", "faithful", "--quiet")
     assert done.returncode == 0, done.stderr
@@ -85,7 +90,11 @@ def test_calibrate_writes_a_folder_that_check_applies(labelled: Path, tmp_path: 
     assert card["threshold_source"].startswith("calibrated on mine.jsonl (100 pairs")
     low, high = card["uncertain_band"]
     assert low <= card["threshold"] <= high and card["calibration"]["n"] == 100
-    assert (calibrated / "README.md").read_text().startswith("## Calibration in force")
+    readme = (calibrated / "README.md").read_text()
+    assert readme.startswith("## Calibration in force")
+    # the card's table reads the calibrated checker.json, not the one it was calibrated from
+    assert f"| threshold | {card['threshold']} |" in readme and readme.count("| threshold | 0.5 |") == 1  # the other's
+    assert f"| uncertain_band | {card['uncertain_band']} |" in readme and "| calibration |" not in readme
     out = tmp_path / "scores.jsonl"
     checked = run("check", labelled, "-o", out, "--model", calibrated)
     assert checked.returncode == 0, checked.stderr

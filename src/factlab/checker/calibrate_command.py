@@ -59,7 +59,7 @@ def run_calibrate(args: argparse.Namespace) -> None:
 
     from factlab.checker.api import Checker, score_frame
     from factlab.checker.calibration import MIN_PER_CLASS, calibrate
-    from factlab.checker.folder import CARD_FILE, resolve_model
+    from factlab.checker.folder import CARD_FILE, resolve_model, with_card_table
     from factlab.checker.inputs import Columns, read_pairs
     from factlab.data.judgeable import UNSCORABLE, judge_flags
     from factlab.io import atomic_folder, sha256_file, write_json
@@ -119,7 +119,7 @@ def run_calibrate(args: argparse.Namespace) -> None:
             (shutil.copytree if item.is_dir() else shutil.copy2)(item, staging / item.name)
         write_json(calibrated.as_json(), staging / CARD_FILE)
         card = (Path(model) / "README.md").read_text() if (Path(model) / "README.md").is_file() else ""
-        (staging / "README.md").write_text(calibration_card(calibration, source) + card)
+        (staging / "README.md").write_text(calibration_card(calibration, source) + with_card_table(card, calibrated))
     if not args.quiet:
         print(summary(calibration, args.out), file=sys.stderr)
 

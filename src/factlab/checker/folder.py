@@ -27,6 +27,9 @@ CARD_FILE = "checker.json"
 CHECKER_BUILD_TIME = "about 1 h 20 min on 2 CPU cores"
 FULL_RUN_TIME = "about 3 h"
 DEFAULT_CHECKER = Path("results/checker/model")
+# checker.json's fields that the model card's table leaves out: the card says them in words.
+CARD_TABLE_LEFT_OUT = ("validation", "toy", "toy_reason", "calibration")
+CARD_TABLE_HEADING = "## How it reads the model"
 FORMAT_VERSION = 1
 ALIGNER_CONFIG = "aligner.json"  # a trained aligner folder (factlab.models.aligner.CONFIG_FILE)
 
@@ -117,3 +120,21 @@ def resolve_model(model: str | Path | None, *, option: str = "model=") -> tuple[
     if path.is_dir() and not (path / ALIGNER_CONFIG).is_file() and not (path / "config.json").is_file():
         raise FactlabError(f"{given}: the folder holds no checker.json, aligner.json or config.json")
     return str(model), CheckerSettings()
+
+
+def card_table_rows(settings: CheckerSettings) -> list[str]:
+    """The rows of the model card's table "How it reads the model": checker.json's fields as `| key | value |`."""
+    return [f"| {key} | {value} |" for key, value in settings.as_json().items() if key not in CARD_TABLE_LEFT_OUT]
+
+
+def with_card_table(card: str, settings: CheckerSettings) -> str:
+    """A model card (README.md) whose table "How it reads the model" reads `settings`: each row of a field it shows
+    written again in its place; the rest of the card, its other tables included, is kept."""
+    rows = {row.split(" | ", 1)[0]: row for row in card_table_rows(settings)}
+    lines, inside = card.split("\n"), False
+    for index, line in enumerate(lines):
+        if line.startswith("## "):
+            inside = line.startswith(CARD_TABLE_HEADING)
+        elif inside and line.startswith("| "):
+            lines[index] = rows.get(line.split(" | ", 1)[0], line)
+    return "\n".join(lines)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factlab.checker.folder import CARD_FILE, CheckerSettings
+from factlab.checker.folder import CARD_FILE, CARD_TABLE_HEADING, CheckerSettings, card_table_rows
 from factlab.commands import json_object
 from factlab.errors import FactlabError
 from factlab.io import atomic_folder
@@ -42,8 +42,6 @@ ALIGNER_FILES = ("model.safetensors", "aligner.json", "encoder")
 # Fewer training pairs than this make a toy checker: the smoke configuration's mixture has a few hundred pairs (it
 # exercises every step), the full one tens of thousands (params.yaml aligner.mixture).
 MIN_TRAINING_PAIRS = 5000
-# checker.json's fields that are not how it reads the model: the card says them in words.
-CARD_TABLE_LEFT_OUT = ("validation", "toy", "toy_reason")
 
 
 def register(commands: Any) -> None:
@@ -370,11 +368,11 @@ def model_card(
             if graph
             else []
         ),
-        "## How it reads the model (`checker.json`)",
+        f"{CARD_TABLE_HEADING} (`checker.json`)",
         "",
         "| setting | value |",
         "|---|---|",
-        *[f"| {key} | {value} |" for key, value in settings.as_json().items() if key not in CARD_TABLE_LEFT_OUT],
+        *card_table_rows(settings),
         "",
         f"The threshold: {settings.threshold_source}.",
         *uncertain_lines(settings),
