@@ -109,24 +109,31 @@ class FactsCache:
         return ModuleFacts(frozenset(entry["imports"]), entry["constants"])
 
     def save(self) -> None:
-        # Not factlab.io.atomic_path: it sweeps the target's stray temporaries, assuming one writer per artefact,
-        # while concurrent `snakemake` calls share this file (and it would import pandas into every Snakefile read).
         if not self.added:
             return
         if len(self.entries) > CACHE_MAX_ENTRIES:
             self.entries = {key: entry for key, entry in self.entries.items() if key in self.used}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".codedeps.", suffix=".tmp", dir=self.path.parent)
-        except OSError:  # a read-only home: parse every time, as without a cache
-            return
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"version": CACHE_VERSION, "entries": self.entries}, handle, sort_keys=True)
-            os.replace(tmp, self.path)
+            replace_atomically(self.path, json.dumps({"version": CACHE_VERSION, "entries": self.entries}, sort_keys=True))
             self.added = False
-        except OSError:  # a full disk: no cache this time, and no half-written file left behind
-            Path(tmp).unlink(missing_ok=True)
+        except OSError:  # a read-only home or a full disk: parse every time, as without a cache
+            return
+
+
+def replace_atomically(path: Path, text: str) -> None:
+    """`path` replaced by `text` through a temporary beside it, which is removed if the write fails.
+
+    Not factlab.io.atomic_path: it sweeps the target's stray temporaries, assuming one writer per artefact, while
+    concurrent `snakemake` calls share these files (and it would import pandas into every Snakefile read)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @cache  # ~4,000 lookups of ~300 names per workflow
@@ -248,15 +255,7 @@ def write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_atomically(path, text)
 
 
 def digest_name(stage: str, command: str | None) -> str:
